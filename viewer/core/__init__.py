@@ -1,0 +1,1 @@
+"""Data model, loading, conventions, geometry, scoring and audit. No Qt, ever."""

@@ -1,0 +1,179 @@
+"""Turning raw answers (ground truth or model text) into numbers.
+
+Each parse returns a status as well as a value, so that a prediction that
+scored 0 can say *why*: no number in the text, a letter that is not an
+option, a non-finite number, and so on.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .tasks import AnswerType
+
+# Status codes. OK is the only one that is scored on its merits.
+OK = "ok"
+MISSING = "missing"              # no prediction for this question
+EMPTY = "empty"                  # an empty or whitespace-only answer
+NO_NUMBER = "no_number"
+NO_POINT = "no_point"
+NO_LETTER = "no_letter"
+AMBIGUOUS_LETTER = "ambiguous_letter"
+LETTER_OUT_OF_RANGE = "letter_out_of_range"
+NOT_FINITE = "not_finite"
+OUT_OF_RANGE = "out_of_range"    # only for ground truth: angle/point outside its domain
+
+STATUS_TEXT = {
+    OK: "parsed",
+    MISSING: "no prediction for this question",
+    EMPTY: "empty answer",
+    NO_NUMBER: "no number in the answer",
+    NO_POINT: "no <point>x y</point> and fewer than two numbers",
+    NO_LETTER: "no option letter standing alone",
+    AMBIGUOUS_LETTER: "several different option letters",
+    LETTER_OUT_OF_RANGE: "letter is not one of the options",
+    NOT_FINITE: "number is NaN or infinite",
+    OUT_OF_RANGE: "value outside the answer's range",
+}
+
+# A minus is '-', U+2212 or U+2013 directly before the digits (the GST prompt
+# itself writes "–180°").
+_NUM = r"([-\u2212\u2013]?)(\d+(?:\.\d*)?|\.\d+)"
+_NUM_RE = re.compile(_NUM)
+_POINT_RE = re.compile(r"<point>\s*" + _NUM + r"\s*[,;\s]\s*" + _NUM + r"\s*</point>", re.I)
+_NONFINITE_RE = re.compile(r"^\s*[-+]?(nan|inf|infinity)\s*$", re.I)
+
+# Choice: the letter alone, possibly wrapped or punctuated: "C", "C.", "(C)", "[C]".
+_LETTER_ALONE_RE = re.compile(r"^\s*[(\[]?\s*([A-Za-z])\s*[)\].:]?\s*$")
+# "C. the kitchen", "(C) the kitchen": a leading option label.
+_LETTER_LEAD_RE = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:]|\s*$)")
+# "Answer: C", "The answer is C", "option (C)".
+_LETTER_AFTER_KEY_RE = re.compile(
+    r"(?i:answer|option|choice)\s*(?i:is|would be|:)?\s*[:\-]?\s*[(\[]?\s*([A-Z])\s*[)\]]?(?![A-Za-z])")
+_LETTER_STANDALONE_RE = re.compile(r"(?<![A-Za-z])[(\[]?([A-Z])[)\]]?(?![A-Za-z'])")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    value: float | tuple[float, float] | int | None
+    status: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+def _to_float(sign: str, digits: str) -> float:
+    v = float(digits)
+    return -v if sign else v
+
+
+def _first_numbers(text: str, n: int) -> list[float]:
+    out = []
+    for m in _NUM_RE.finditer(text):
+        out.append(_to_float(m.group(1), m.group(2)))
+        if len(out) == n:
+            break
+    return out
+
+
+def parse_number(raw: Any) -> Parsed:
+    """Angle or distance: the first number in the text."""
+    if isinstance(raw, bool) or raw is None:
+        return Parsed(None, EMPTY if raw is None else NO_NUMBER)
+    if isinstance(raw, (int, float)):
+        v = float(raw)
+        return Parsed(v, OK) if math.isfinite(v) else Parsed(None, NOT_FINITE)
+    text = str(raw)
+    if not text.strip():
+        return Parsed(None, EMPTY)
+    nums = _first_numbers(text, 1)
+    if not nums:
+        return Parsed(None, NOT_FINITE if _NONFINITE_RE.match(text) else NO_NUMBER)
+    return Parsed(nums[0], OK)
+
+
+def parse_point(raw: Any) -> Parsed:
+    """`<point>x y</point>`, else the first two numbers in the text."""
+    if isinstance(raw, (list, tuple)) and len(raw) == 2:
+        try:
+            x, y = float(raw[0]), float(raw[1])
+        except (TypeError, ValueError):
+            return Parsed(None, NO_POINT)
+        return Parsed((x, y), OK) if math.isfinite(x) and math.isfinite(y) else Parsed(None, NOT_FINITE)
+    if raw is None:
+        return Parsed(None, EMPTY)
+    text = str(raw)
+    if not text.strip():
+        return Parsed(None, EMPTY)
+    m = _POINT_RE.search(text)
+    if m:
+        return Parsed((_to_float(m.group(1), m.group(2)), _to_float(m.group(3), m.group(4))), OK)
+    nums = _first_numbers(text, 2)
+    if len(nums) < 2:
+        return Parsed(None, NO_POINT)
+    return Parsed((nums[0], nums[1]), OK)
+
+
+def parse_choice(raw: Any, n_options: int = 4) -> Parsed:
+    """An option letter standing alone; value is the 0-based option index."""
+    if raw is None:
+        return Parsed(None, EMPTY)
+    text = str(raw).strip()
+    if not text:
+        return Parsed(None, EMPTY)
+    letter = None
+    for rx in (_LETTER_ALONE_RE, _LETTER_LEAD_RE, _LETTER_AFTER_KEY_RE):
+        m = rx.search(text)
+        if m:
+            letter = m.group(1).upper()
+            break
+    if letter is None:
+        valid = {chr(ord("A") + i) for i in range(n_options)}
+        found = {m.group(1) for m in _LETTER_STANDALONE_RE.finditer(text)} & valid
+        if len(found) > 1:
+            return Parsed(None, AMBIGUOUS_LETTER)
+        if not found:
+            return Parsed(None, NO_LETTER)
+        letter = found.pop()
+    index = ord(letter) - ord("A")
+    if not 0 <= index < n_options:
+        return Parsed(None, LETTER_OUT_OF_RANGE)
+    return Parsed(index, OK)
+
+
+def parse_answer(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:
+    if answer_type is AnswerType.CHOICE:
+        return parse_choice(raw, n_options)
+    if answer_type is AnswerType.POINT:
+        return parse_point(raw)
+    return parse_number(raw)
+
+
+def parse_ground_truth(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:
+    """Like parse_answer, plus the domain checks a ground truth must pass."""
+    p = parse_answer(raw, answer_type, n_options)
+    if not p.ok:
+        return p
+    if answer_type is AnswerType.ANGLE and not -180.0 <= p.value <= 180.0:
+        return Parsed(p.value, OUT_OF_RANGE)
+    if answer_type is AnswerType.DISTANCE and p.value < 0:
+        return Parsed(p.value, OUT_OF_RANGE)
+    if answer_type is AnswerType.POINT and not all(0.0 <= c <= 999.0 for c in p.value):
+        return Parsed(p.value, OUT_OF_RANGE)
+    return p
+
+
+def format_value(value: Any, answer_type: AnswerType) -> str:
+    """A parsed value as the benchmark writes it."""
+    if value is None:
+        return ""
+    if answer_type is AnswerType.CHOICE:
+        return chr(ord("A") + int(value))
+    if answer_type is AnswerType.POINT:
+        return f"<point>{value[0]:g} {value[1]:g}</point>"
+    if answer_type is AnswerType.DISTANCE:
+        return f"{value:.1f}"
+    return f"{value:g}"

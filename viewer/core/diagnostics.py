@@ -1,0 +1,58 @@
+"""Problems found while reading user data, reported instead of raised.
+
+Every loader returns its result together with a list of `Diagnostic`s so
+that one bad record never hides the good ones; the CLI prints them and the
+window shows them in its status bar and log.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class UserError(Exception):
+    """An input problem that stops a command; its text is shown as is."""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    level: str                  # "error" | "warning" | "info"
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        return f"{self.level}: {where}{self.message}"
+
+
+@dataclass
+class Diagnostics:
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
+        self.items.append(Diagnostic("error", message, _s(file), line))
+
+    def warning(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
+        self.items.append(Diagnostic("warning", message, _s(file), line))
+
+    def info(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
+        self.items.append(Diagnostic("info", message, _s(file), line))
+
+    def extend(self, other: "Diagnostics") -> None:
+        self.items.extend(other.items)
+
+    def of_level(self, level: str) -> list[Diagnostic]:
+        return [d for d in self.items if d.level == level]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _s(file: str | Path | None) -> str | None:
+    return None if file is None else str(file)

@@ -1,0 +1,57 @@
+"""Resolving media paths inside a release, cheaply and safely.
+
+A release at training-set size names hundreds of thousands of media files;
+stat-ing each one would dominate loading, so existence is answered from one
+directory listing per folder, taken on first use and cached.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class MediaRef:
+    declared: str            # the path as written in the record
+    path: str | None         # absolute, normalised; None when refused
+    exists: bool
+    problem: str | None = None   # why it cannot be shown, for the UI and reports
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.declared)
+
+
+class MediaIndex:
+    def __init__(self, root: str):
+        self.root = os.path.normpath(os.path.abspath(root))
+        self._listings: dict[str, frozenset[str]] = {}
+
+    def resolve(self, declared: str, base_dir: str) -> MediaRef:
+        """A media path relative to `base_dir`, which must stay in the release."""
+        if not isinstance(declared, str) or not declared.strip():
+            return MediaRef(str(declared), None, False, "empty media path")
+        if os.path.isabs(declared):
+            return MediaRef(declared, None, False,
+                            "absolute media path refused (paths are relative to the question file)")
+        path = os.path.normpath(os.path.join(base_dir, declared))
+        if not within(path, self.root):
+            return MediaRef(declared, None, False, "media path escapes the release folder")
+        exists = self._exists(path)
+        return MediaRef(declared, path, exists, None if exists else "file not found")
+
+    def _exists(self, path: str) -> bool:
+        folder, name = os.path.split(path)
+        listing = self._listings.get(folder)
+        if listing is None:
+            try:
+                listing = frozenset(e.name for e in os.scandir(folder) if not e.is_dir())
+            except OSError:
+                listing = frozenset()
+            self._listings[folder] = listing
+        return name in listing
+
+
+def within(path: str, root: str) -> bool:
+    """True when normalised `path` is `root` or below it."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -1,0 +1,67 @@
+"""A release with its models' results: what the CLI and the window both work on."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .diagnostics import Diagnostics, UserError
+from .evaluate import ModelResult, evaluate, leaderboard, random_baseline
+from .predictions import PredictionSet, load_predictions
+from .release import Release, load_release
+
+
+@dataclass
+class Session:
+    release: Release
+    results: list[ModelResult] = field(default_factory=list)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+    @property
+    def models(self) -> list[str]:
+        return [r.model for r in self.results]
+
+    def result(self, model: str) -> ModelResult | None:
+        return next((r for r in self.results if r.model == model), None)
+
+    def add_predictions(self, path: str | Path) -> list[ModelResult]:
+        """Load, score and add one prediction file; UserError if unreadable."""
+        return [self.add_prediction_set(s) for s in load_predictions(path)]
+
+    def add_prediction_set(self, s: PredictionSet) -> ModelResult:
+        s.model = self._unique_name(s.model)
+        r = evaluate(self.release, s)
+        self.results.append(r)
+        self.diagnostics.extend(r.diagnostics)
+        return r
+
+    def leaderboard(self) -> dict:
+        return leaderboard(self.release, self.results)
+
+    def random_row(self) -> dict[str, float | None]:
+        return random_baseline(self.release)
+
+    def _unique_name(self, name: str) -> str:
+        taken = set(self.models)
+        if name not in taken:
+            return name
+        k = 2
+        while f"{name} ({k})" in taken:
+            k += 1
+        return f"{name} ({k})"
+
+
+def open_session(release_path: str | Path, prediction_paths: list[str | Path] = (),
+                 progress: Callable[[int, int], None] | None = None) -> Session:
+    """Release plus predictions; an unreadable prediction file is reported, not fatal."""
+    release = load_release(release_path)
+    session = Session(release)
+    session.diagnostics.extend(release.diagnostics)
+    for k, p in enumerate(prediction_paths):
+        try:
+            session.add_predictions(p)
+        except UserError as e:
+            session.diagnostics.error(str(e))
+        if progress:
+            progress(k + 1, len(prediction_paths))
+    return session

@@ -1,0 +1,1 @@
+"""Meshes, ray casting and offscreen images (open3d, trimesh, opencv). No Qt."""
