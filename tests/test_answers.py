@@ -1,0 +1,88 @@
+import pytest
+
+from viewer.core import answers as A
+from viewer.core.tasks import AnswerType
+
+
+@pytest.mark.parametrize("raw, value", [
+    ("-134", -134.0),
+    ("\u2212120", -120.0),            # U+2212 minus
+    ("\u2013180\u00b0", -180.0),      # en dash, as the GST prompt writes it
+    ("about 45 deg to the left", 45.0),
+    ("13.2m", 13.2),
+    ("The distance is 2.5 meters", 2.5),
+    (7, 7.0),
+    ("-0.5", -0.5),
+])
+def test_parse_number(raw, value):
+    p = A.parse_number(raw)
+    assert p.ok and p.value == pytest.approx(value)
+
+
+@pytest.mark.parametrize("raw, status", [
+    ("", A.EMPTY), ("   ", A.EMPTY), (None, A.EMPTY),
+    ("left", A.NO_NUMBER), ("nan", A.NOT_FINITE), (float("nan"), A.NOT_FINITE),
+    (float("inf"), A.NOT_FINITE), ("Infinity", A.NOT_FINITE),
+])
+def test_parse_number_failures(raw, status):
+    assert A.parse_number(raw).status == status
+
+
+@pytest.mark.parametrize("raw, value", [
+    ("<point>391 698</point>", (391, 698)),
+    ("<point>450, 780</point>", (450, 780)),
+    ("The point is <POINT> 12 34 </POINT>.", (12, 34)),
+    ("x=450, y=780", (450, 780)),
+    ("(100.5, 200)", (100.5, 200)),
+])
+def test_parse_point(raw, value):
+    p = A.parse_point(raw)
+    assert p.ok and p.value == pytest.approx(value)
+
+
+def test_parse_point_needs_two_numbers():
+    assert A.parse_point("somewhere near 450").status == A.NO_POINT
+
+
+@pytest.mark.parametrize("raw, index", [
+    ("C", 2), ("C.", 2), ("(C)", 2), ("c", 2), ("[B]", 1),
+    ("Answer: C", 2), ("The answer is C", 2), ("The answer is (D).", 3),
+    ("B. The one with the long corridor", 1),
+    ("I think the correct option is A", 0),
+    ("Looking at the maps, D matches best", 3),
+])
+def test_parse_choice(raw, index):
+    p = A.parse_choice(raw, 4)
+    assert p.ok and p.value == index
+
+
+@pytest.mark.parametrize("raw, status", [
+    ("E", A.LETTER_OUT_OF_RANGE),
+    ("Answer: F", A.LETTER_OUT_OF_RANGE),
+    ("either B or C", A.AMBIGUOUS_LETTER),
+    ("the second one", A.NO_LETTER),
+    ("", A.EMPTY),
+])
+def test_parse_choice_failures(raw, status):
+    assert A.parse_choice(raw, 4).status == status
+
+
+def test_ground_truth_domain_checks():
+    assert A.parse_ground_truth("-190", AnswerType.ANGLE).status == A.OUT_OF_RANGE
+    assert A.parse_ground_truth("<point>1000 5</point>", AnswerType.POINT).status == A.OUT_OF_RANGE
+    assert A.parse_ground_truth("E", AnswerType.CHOICE).status == A.LETTER_OUT_OF_RANGE
+    assert A.parse_ground_truth(13.2, AnswerType.DISTANCE).value == 13.2
+
+
+def test_format_value_round_trips_published_formats():
+    assert A.format_value(2, AnswerType.CHOICE) == "C"
+    assert A.format_value((391.0, 698.0), AnswerType.POINT) == "<point>391 698</point>"
+    assert A.format_value(13.2, AnswerType.DISTANCE) == "13.2"
+    assert A.format_value(-134.0, AnswerType.ANGLE) == "-134"
+
+
+def test_every_status_has_an_explanation():
+    codes = {A.OK, A.MISSING, A.EMPTY, A.NO_NUMBER, A.NO_POINT, A.NO_LETTER, A.AMBIGUOUS_LETTER,
+             A.LETTER_OUT_OF_RANGE, A.NOT_FINITE, A.OUT_OF_RANGE}
+    assert codes == set(A.STATUS_TEXT)
+    assert len(set(A.STATUS_TEXT.values())) == len(codes)

@@ -1,0 +1,248 @@
+"""Camera and map geometry for GST-Bench scenes (spec section 3).
+
+Conventions, fixed here once for the whole app:
+  - world frame: right-handed, z up, metres; the ground plane is xy;
+  - poses are camera-to-world 4x4 matrices in the OpenCV camera convention
+    (x right, y down, z forward); `viewer.core.scene` converts OpenGL poses
+    (x right, y up, -z forward, as USD/OmniGibson write them) at load time;
+  - angles in degrees in [-180, 180], counter-clockwise (left) positive;
+  - map pixels: x right, y down on the top-down image; normalised points are
+    the [0, 999] grid of the benchmark's `<point>x y</point>` answers.
+
+Every function broadcasts over leading dimensions, so a whole trajectory
+or a batch of targets is one call.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .release import Question
+    from .scene import QuestionGeometry
+
+# Negating camera y and z turns an OpenGL camera into an OpenCV one and back.
+_FLIP_YZ = np.diag([1.0, -1.0, -1.0, 1.0])
+# Tolerances for accepting a pose as rigid; JSON written with ~6 decimals
+# drifts around 1e-6, a scaled or sheared matrix is off by far more.
+RIGID_TOLERANCE = 1e-3
+
+
+def opengl_to_opencv(c2w) -> np.ndarray:
+    return np.asarray(c2w, float) @ _FLIP_YZ
+
+
+def opencv_to_opengl(c2w) -> np.ndarray:
+    return np.asarray(c2w, float) @ _FLIP_YZ
+
+
+def quaternion_to_matrix(q) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) from quaternions [qx, qy, qz, qw] (normalised here)."""
+    q = np.asarray(q, float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    r = np.stack([
+        1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
+    ], axis=-1)
+    return r.reshape(q.shape[:-1] + (3, 3))
+
+
+def rigid_problems(poses) -> list[str | None]:
+    """For each 4x4 in (N, 4, 4): None when it is a rigid transform, else why not."""
+    poses = np.asarray(poses, float).reshape(-1, 4, 4)
+    finite = np.isfinite(poses).all(axis=(1, 2))
+    safe = np.where(finite[:, None, None], poses, np.eye(4))
+    r = safe[:, :3, :3]
+    ortho_err = np.abs(np.swapaxes(r, 1, 2) @ r - np.eye(3)).max(axis=(1, 2))
+    det = np.linalg.det(r)
+    bottom_err = np.abs(safe[:, 3] - [0.0, 0.0, 0.0, 1.0]).max(axis=1)
+    out: list[str | None] = []
+    for i in range(len(poses)):
+        if not finite[i]:
+            out.append("contains NaN or infinity")
+        elif bottom_err[i] > RIGID_TOLERANCE:
+            out.append(f"last row is {safe[i, 3].tolist()}, not [0, 0, 0, 1]")
+        elif ortho_err[i] > RIGID_TOLERANCE:
+            out.append(f"rotation is not orthonormal (R^T R deviates from I by {ortho_err[i]:.3g})")
+        elif abs(det[i] - 1.0) > RIGID_TOLERANCE:
+            out.append(f"rotation has determinant {det[i]:.3g}, not 1 (a reflection)")
+        else:
+            out.append(None)
+    return out
+
+
+def camera_center(c2w) -> np.ndarray:
+    return np.asarray(c2w, float)[..., :3, 3]
+
+
+def forward_on_ground(c2w) -> np.ndarray:
+    """Unit xy direction the camera looks along, projected on the ground plane.
+
+    A camera looking straight down has no horizontal forward; its image-up
+    axis (-y) is then the heading it "faces", as on a map.
+    """
+    c2w = np.asarray(c2w, float)
+    fwd = c2w[..., :2, 2]
+    up_in_image = -c2w[..., :2, 1]
+    n = np.linalg.norm(fwd, axis=-1, keepdims=True)
+    use = np.where(n > 1e-9, fwd, up_in_image)
+    return use / np.linalg.norm(use, axis=-1, keepdims=True)
+
+
+def _signed_angle(a, b) -> np.ndarray:
+    """Degrees from 2D vector a to b, counter-clockwise positive, in (-180, 180]."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    cross = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    dot = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
+    return np.degrees(np.arctan2(cross, dot))
+
+
+def egocentric_direction(c2w, target_xyz) -> np.ndarray:
+    """Angle from the camera's ground forward to the target; left positive, 0 = ahead."""
+    to_target = np.asarray(target_xyz, float)[..., :2] - camera_center(c2w)[..., :2]
+    return _signed_angle(forward_on_ground(c2w), to_target)
+
+
+def egocentric_distance(c2w, target_xyz) -> np.ndarray:
+    return np.linalg.norm(np.asarray(target_xyz, float) - camera_center(c2w), axis=-1)
+
+
+def world_to_pixel(W, xy) -> np.ndarray:
+    """Map pixels (..., 2) of world points (x, y[, z]) through the 2x3 affine W."""
+    W = np.asarray(W, float)
+    xy = np.asarray(xy, float)[..., :2]
+    return xy @ W[:, :2].T + W[:, 2]
+
+
+def pixel_to_world(W, px) -> np.ndarray:
+    """World (x, y) of map pixels; the inverse of world_to_pixel."""
+    W = np.asarray(W, float)
+    inv = np.linalg.inv(W[:, :2])
+    return (np.asarray(px, float) - W[:, 2]) @ inv.T
+
+
+def pixel_to_normalised(px, width, height) -> np.ndarray:
+    """The benchmark's [0, 999] grid: floor(px / size * 1000), clamped."""
+    px = np.asarray(px, float)
+    size = np.array([width, height], float)
+    return np.clip(np.floor(px / size * 1000.0), 0, 999).astype(np.int64)
+
+
+def normalised_to_pixel(pt, width, height) -> np.ndarray:
+    """Pixel at the centre of a normalised grid cell."""
+    size = np.array([width, height], float)
+    return (np.asarray(pt, float) + 0.5) / 1000.0 * size
+
+
+def map_heading(c2w, W) -> np.ndarray:
+    """The view's heading drawn on the map: 0 = image up, toward the image's left positive.
+
+    Computed on the image as displayed (y down), so a mirroring affine (the
+    usual world-y-up to image-y-down) is accounted for.
+    """
+    d = forward_on_ground(c2w) @ np.asarray(W, float)[:, :2].T
+    return np.degrees(np.arctan2(-d[..., 0], -d[..., 1]))
+
+
+def _k_parts(intrinsics) -> tuple[float, float, float, float]:
+    return float(intrinsics.fx), float(intrinsics.fy), float(intrinsics.cx), float(intrinsics.cy)
+
+
+def frustum_corners(c2w, intrinsics, depth: float) -> np.ndarray:
+    """World points (..., 4, 3) of the image corners at `depth` along the optical axis.
+
+    Order: top-left, top-right, bottom-right, bottom-left of the image.
+    """
+    fx, fy, cx, cy = _k_parts(intrinsics)
+    w, h = float(intrinsics.width), float(intrinsics.height)
+    u = np.array([0.0, w, w, 0.0])
+    v = np.array([0.0, 0.0, h, h])
+    cam = np.stack([(u - cx) / fx * depth, (v - cy) / fy * depth, np.full(4, float(depth))], axis=-1)
+    c2w = np.asarray(c2w, float)
+    return np.einsum("...ij,kj->...ki", c2w[..., :3, :3], cam) + c2w[..., None, :3, 3]
+
+
+def project(c2w, intrinsics, xyz) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates (..., 2) and depth along the optical axis (...) of world points.
+
+    Points behind the camera get a negative depth; their pixels are meaningless.
+    """
+    fx, fy, cx, cy = _k_parts(intrinsics)
+    c2w = np.asarray(c2w, float)
+    rel = np.asarray(xyz, float) - c2w[..., :3, 3]
+    cam = np.einsum("...ji,...j->...i", c2w[..., :3, :3], rel)
+    z = cam[..., 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        uv = np.stack([fx * cam[..., 0] / z + cx, fy * cam[..., 1] / z + cy], axis=-1)
+    return uv, z
+
+
+class Recomputed(NamedTuple):
+    value: Any          # int angle, float distance (1 decimal), (int, int) point; None if impossible
+    reason: str | None  # why value is None
+
+
+_ANGLE_KEYS = {"ED_v", "ED_s"}
+_DISTANCE_KEYS = {"EDist_v", "EDist_s"}
+_POINT_KEYS = {"GP_v", "GP_s"}
+
+
+def _round_half_away(x: float) -> int:
+    return int(np.sign(x) * np.floor(abs(x) + 0.5))
+
+
+def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -> Recomputed:
+    """The answer the question should have, from its scene's geometry.
+
+    Rounded as the published answers are written: integer degrees, metres
+    with one decimal, integer normalised points.
+    """
+    column = question.column
+    if column is None:
+        return Recomputed(None, f"task {question.task!r} is not a GST-Bench task")
+    key = column.key
+    if key not in _ANGLE_KEYS | _DISTANCE_KEYS | _POINT_KEYS | {"Pos", "Ori"}:
+        return Recomputed(None, f"{key} is a multiple-choice task; its answer is not geometric")
+    if geometry.scene is None:
+        return Recomputed(None, f"no scene metadata for {question.scene or 'this question'}")
+
+    vp = geometry.viewpoint
+    target = geometry.target
+    needs_view = key in _ANGLE_KEYS | _DISTANCE_KEYS | {"Pos", "Ori"}
+    needs_target = column.has_target
+    needs_map = key in _POINT_KEYS | {"Pos", "Ori"}
+    if needs_view and vp is None:
+        return Recomputed(None, f"viewpoint {question.viewpoint!r} is not available in the scene")
+    if needs_target:
+        if target is None:
+            return Recomputed(None, f"target {question.target!r} is not available in the scene")
+        if target.bbox is None:
+            return Recomputed(None, f"target {target.id!r} has no bbox3")
+    tmap = geometry.topdown
+    if needs_map:
+        if tmap is None:
+            return Recomputed(None, "no top-down map for this question")
+        if tmap.world_to_pixel is None:
+            return Recomputed(None, f"top-down map {tmap.name!r} has no world_to_pixel")
+        if not tmap.width or not tmap.height:
+            return Recomputed(None, f"top-down map {tmap.name!r} has no width/height")
+
+    if key in _ANGLE_KEYS:
+        return Recomputed(_wrap_int(egocentric_direction(vp.pose, target.bbox.center)), None)
+    if key in _DISTANCE_KEYS:
+        d = float(egocentric_distance(vp.pose, target.bbox.center))
+        return Recomputed(_round_half_away(d * 10) / 10, None)
+    if key == "Ori":
+        return Recomputed(_wrap_int(map_heading(vp.pose, tmap.world_to_pixel)), None)
+    where = target.bbox.center if key in _POINT_KEYS else camera_center(vp.pose)
+    px = world_to_pixel(tmap.world_to_pixel, where)
+    n = pixel_to_normalised(px, tmap.width, tmap.height)
+    return Recomputed((int(n[0]), int(n[1])), None)
+
+
+def _wrap_int(angle) -> int:
+    a = _round_half_away(float(angle))
+    return a - 360 if a > 180 else a + 360 if a < -180 else a
