@@ -1,0 +1,117 @@
+import json
+
+import numpy as np
+import pytest
+
+from viewer.core.browse import (BrowseFilter, BrowseIndex, answer_text, error_text, step_failure,
+                                truth_text)
+from viewer.core.session import open_session
+from viewer.core.tasks import COLUMN_KEYS
+
+
+def _release(tmp_path):
+    qs = [
+        {"task": "Object_Localization_Egocentric_Direction_visual", "uid": "scene2_a", "scene": "scene_2",
+         "answer": "-134", "texts": ["q"]},
+        {"task": "Object_Localization_Egocentric_Distance_visual", "uid": "scene10_b", "scene": "scene_10",
+         "answer": 13.2, "texts": ["q"]},
+        {"task": "Self_Localization_Global_Position", "uid": "scene2_c", "scene": "scene_2",
+         "answer": "<point>391 698</point>", "texts": ["q"]},
+        {"task": "Global_Structure_Understanding_Topdown_Selection_Easy", "uid": "scene1_d",
+         "scene": "scene_1", "answer": "C", "texts": ["q"]},
+        {"task": "Self_Localization_Global_Position", "uid": "scene1_e", "scene": "scene_1",
+         "answer": "<point>100 100</point>", "texts": ["q"]},
+    ]
+    (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in qs))
+    preds = {"scene2_a": "-130", "scene10_b": "I cannot tell", "scene2_c": "<point>391 698</point>",
+             "scene1_d": "B"}                                     # scene1_e missing
+    p = tmp_path / "modelx.jsonl"
+    p.write_text("\n".join(json.dumps({"uid": k, "prediction": v}) for k, v in preds.items()))
+    return open_session(tmp_path, [p])
+
+
+def test_filters_by_column_scene_status_score_and_text(tmp_path):
+    s = _release(tmp_path)
+    ix = BrowseIndex(s.release)
+    uids = lambda f: [s.release.questions[i].uid for i in ix.rows(f, s.results)]
+    assert uids(BrowseFilter()) == ["scene2_a", "scene10_b", "scene2_c", "scene1_d", "scene1_e"]
+    pos = COLUMN_KEYS.index("Pos")
+    assert uids(BrowseFilter(columns=frozenset({pos}))) == ["scene2_c", "scene1_e"]
+    assert uids(BrowseFilter(scenes=frozenset({"scene_2"}))) == ["scene2_a", "scene2_c"]
+    assert uids(BrowseFilter(model=0, status="unparsed")) == ["scene10_b"]
+    assert uids(BrowseFilter(model=0, status="missing")) == ["scene1_e"]
+    assert uids(BrowseFilter(model=0, status="failed")) == ["scene10_b", "scene1_d", "scene1_e"]
+    assert uids(BrowseFilter(model=0, score_min=0.5)) == ["scene2_a", "scene2_c"]
+    # Status and score filters need a model; without one they keep everything.
+    assert len(uids(BrowseFilter(status="failed", score_min=0.5))) == 5
+    assert uids(BrowseFilter(text="SCENE2 _c")) == ["scene2_c"]
+    # Text also finds what a model said.
+    assert uids(BrowseFilter(text="cannot tell")) == ["scene10_b"]
+
+
+def test_sort_worst_first_and_natural_order(tmp_path):
+    s = _release(tmp_path)
+    ix = BrowseIndex(s.release)
+    rows = np.arange(5)
+    by_score = ix.sort(rows, ("score", 0), False, s.results)
+    scores = s.results[0].score[by_score]
+    assert list(scores) == sorted(scores)
+    # Scene sort is natural (scene_2 before scene_10), stable within a scene.
+    by_scene = ix.sort(rows, "scene", False, s.results)
+    assert [s.release.questions[i].scene for i in by_scene] == \
+        ["scene_1", "scene_1", "scene_2", "scene_2", "scene_10"]
+    desc = ix.sort(rows, "scene", True, s.results)
+    assert [s.release.questions[i].scene for i in desc][0] == "scene_10"
+    # Unparsed / missing answers have no value and sort last in both orders.
+    for d in (False, True):
+        by_answer = ix.sort(rows, ("answer", 0), d, s.results)
+        assert set(by_answer[-2:]) == {1, 4}
+    by_uid = ix.sort(rows, "uid", False, s.results)
+    assert [s.release.questions[i].uid for i in by_uid] == \
+        ["scene1_d", "scene1_e", "scene2_a", "scene2_c", "scene10_b"]
+
+
+def test_step_failure_moves_in_displayed_order():
+    score = np.array([1.0, 0.0, np.nan, 0.5, 1.0])
+    rows = np.array([4, 3, 2, 1, 0])          # displayed order
+    assert step_failure(rows, score, -1, +1) == 1   # row 3 at position 1
+    assert step_failure(rows, score, 1, +1) == 3
+    assert step_failure(rows, score, 3, +1) is None
+    assert step_failure(rows, score, 3, -1) == 1
+    assert step_failure(rows, score, 1, -1) is None
+
+
+def test_cell_texts(tmp_path):
+    s = _release(tmp_path)
+    r, rel = s.results[0], s.release
+    assert truth_text(rel, 0) == "-134°"
+    assert truth_text(rel, 1) == "13.2 m"
+    assert truth_text(rel, 2) == "(391, 698)"
+    assert truth_text(rel, 3) == "C"
+    assert answer_text(r, rel, 0) == "-130°" and error_text(r, rel, 0) == "4°"
+    assert answer_text(r, rel, 1) == "(unparsed)" and error_text(r, rel, 1) == ""
+    assert answer_text(r, rel, 3) == "B" and error_text(r, rel, 3) == "wrong"
+    assert answer_text(r, rel, 4) == "(missing)"
+
+
+def test_filter_and_sort_many_questions(tmp_path):
+    n = 20_000
+    lines = [json.dumps({"task": "Self_Localization_Global_Position", "uid": f"scene{i % 50}_q{i}",
+                         "scene": f"scene_{i % 50}", "answer": f"<point>{i % 999} {(7 * i) % 999}</point>",
+                         "texts": ["q"]}) for i in range(n)]
+    (tmp_path / "questions.jsonl").write_text("\n".join(lines))
+    s = open_session(tmp_path)
+    ix = BrowseIndex(s.release)
+    rows = ix.rows(BrowseFilter(scenes=frozenset({"scene_3"}), text="q3"), s.results)
+    assert len(rows) > 0 and all(s.release.questions[i].scene == "scene_3" for i in rows)
+    ordered = ix.sort(np.arange(n), "truth", True, s.results)
+    assert ordered.shape == (n,)
+    tk = ix.truth_key[ordered]
+    assert np.all(np.diff(tk) <= 0)
+
+
+@pytest.mark.parametrize("status", ["any", "failed", "wrong", "parsed", "unparsed", "missing"])
+def test_every_status_filter_is_known(tmp_path, status):
+    s = _release(tmp_path)
+    ix = BrowseIndex(s.release)
+    assert ix.mask(BrowseFilter(model=0, status=status), s.results).dtype == bool

@@ -1,0 +1,251 @@
+"""Filtering, sorting and stepping through questions, for the sample browser.
+
+Everything works on index arrays into `release.questions` so that a release
+of 200,000 questions filters and sorts in milliseconds; the window's table
+model only ever formats the handful of rows on screen.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .answers import MISSING, OK, STATUS_TEXT, format_value
+from .evaluate import ModelResult
+from .release import Release
+from .tasks import COLUMNS, AnswerType
+
+# Parse-status filter choices: name -> what it keeps (for the selected model).
+STATUS_FILTERS = {
+    "any": "every question",
+    "failed": "score below 1 (wrong, unparsed or missing)",
+    "wrong": "score 0",
+    "parsed": "the answer parsed",
+    "unparsed": "an answer that does not parse",
+    "missing": "no answer from the model",
+}
+
+# Sort keys that do not depend on a model; model keys are ("answer"|"error"|"score", m).
+QUESTION_KEYS = ("row", "uid", "scene", "column", "truth")
+MODEL_KEYS = ("answer", "error", "score")
+
+
+@dataclass(frozen=True)
+class BrowseFilter:
+    columns: frozenset[int] | None = None     # indices into tasks.COLUMNS; None = all
+    scenes: frozenset[str] | None = None      # None = all
+    model: int | None = None                  # index into session.results, for score/status
+    score_min: float = 0.0
+    score_max: float = 1.0
+    status: str = "any"                       # a key of STATUS_FILTERS
+    text: str = ""                            # words that must all occur in uid/task/target
+
+
+def _natural_key(s: str):
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t]
+
+
+class BrowseIndex:
+    """Per-question arrays the browser filters and sorts on, built once per release."""
+
+    def __init__(self, release: Release):
+        self.release = release
+        qs = release.questions
+        self.n = len(qs)
+        scenes = sorted({q.scene for q in qs}, key=_natural_key)
+        self.scene_names: list[str] = scenes
+        code = {s: k for k, s in enumerate(scenes)}
+        self.scene_code = np.fromiter((code[q.scene] for q in qs), np.int32, self.n)
+        uids = [q.uid for q in qs]
+        self.uid_rank = _ranks(sorted(range(self.n), key=lambda i: _natural_key(uids[i])), self.n)
+        self.column = release.column.astype(np.int32)
+        # Points sort by x, then y; the other types by their value.
+        tp = release.truth_point
+        self.truth_key = np.where(np.isnan(release.truth_value), tp[:, 0] * 1000.0 + tp[:, 1],
+                                  release.truth_value)
+        self._haystack = [f"{q.uid} {q.task} {q.target or ''}".lower() for q in qs]
+        self._raw_lower: dict[int, list[str]] = {}     # per ModelResult, built on first search
+
+    # ------------------------------------------------------------- filtering
+    def mask(self, f: BrowseFilter, results: list[ModelResult]) -> np.ndarray:
+        m = np.ones(self.n, bool)
+        if f.columns is not None:
+            m &= np.isin(self.column, np.fromiter(f.columns, np.int32, len(f.columns)))
+        if f.scenes is not None:
+            codes = [k for k, s in enumerate(self.scene_names) if s in f.scenes]
+            m &= np.isin(self.scene_code, np.asarray(codes, np.int32))
+        r = results[f.model] if f.model is not None and 0 <= f.model < len(results) else None
+        if r is not None:
+            m &= _status_mask(r, f.status)
+            if f.score_min > 0.0 or f.score_max < 1.0:
+                with np.errstate(invalid="ignore"):
+                    m &= (r.score >= f.score_min - 1e-12) & (r.score <= f.score_max + 1e-12)
+        words = f.text.lower().split()
+        if words:
+            m &= self._text_mask(words, results)
+        return m
+
+    def rows(self, f: BrowseFilter, results: list[ModelResult]) -> np.ndarray:
+        return np.flatnonzero(self.mask(f, results))
+
+    def _text_mask(self, words: list[str], results: list[ModelResult]) -> np.ndarray:
+        hay = self._haystack
+        hit = np.fromiter((all(w in h for w in words) for h in hay), bool, self.n)
+        # Also search what the models said: "cannot determine" finds refusals.
+        for r in results:
+            raw = self._raw_lower.get(id(r))
+            if raw is None:
+                raw = self._raw_lower[id(r)] = ["" if x is None else str(x).lower() for x in r.raw]
+            hit |= np.fromiter((all(w in h for w in words) for h in raw), bool, self.n)
+        return hit
+
+    # --------------------------------------------------------------- sorting
+    def sort(self, rows: np.ndarray, key: str | tuple[str, int], descending: bool,
+             results: list[ModelResult]) -> np.ndarray:
+        """`rows` reordered by `key`; rows without a value (NaN) always go last."""
+        values = self.sort_values(key, results)[rows]
+        nan = np.isnan(values)
+        v = np.where(nan, 0.0, -values if descending else values)
+        # lexsort: last key is primary; the row index keeps ties stable.
+        order = np.lexsort((rows, v, nan))
+        return rows[order]
+
+    def sort_values(self, key: str | tuple[str, int], results: list[ModelResult]) -> np.ndarray:
+        if key == "row":
+            return np.arange(self.n, dtype=float)
+        if key == "uid":
+            return self.uid_rank.astype(float)
+        if key == "scene":
+            return self.scene_code.astype(float)
+        if key == "column":
+            return np.where(self.column < 0, np.nan, self.column).astype(float)
+        if key == "truth":
+            return self.truth_key
+        name, m = key
+        r = results[m]
+        if name == "score":
+            return r.score
+        if name == "error":
+            return r.error
+        if name == "answer":
+            v = np.where(np.isnan(r.value), r.point[:, 0] * 1000.0 + r.point[:, 1], r.value)
+            return np.where(r.status == OK, v, np.nan)
+        raise ValueError(f"unknown sort key {key!r}")
+
+
+def _ranks(order: list[int], n: int) -> np.ndarray:
+    rank = np.empty(n, np.int64)
+    rank[np.asarray(order, np.int64)] = np.arange(n)
+    return rank
+
+
+def _status_mask(r: ModelResult, status: str) -> np.ndarray:
+    if status == "any":
+        return np.ones(len(r.score), bool)
+    if status == "failed":
+        return failure_mask(r.score)
+    if status == "wrong":
+        with np.errstate(invalid="ignore"):
+            return r.score == 0.0
+    ok = r.status == OK
+    missing = r.status == MISSING
+    if status == "parsed":
+        return ok
+    if status == "unparsed":
+        return ~ok & ~missing & (r.status != "unscored")
+    if status == "missing":
+        return missing
+    raise ValueError(f"unknown status filter {status!r}")
+
+
+def failure_mask(score: np.ndarray) -> np.ndarray:
+    """Scored questions a model did not get fully right (NaN = unscorable, not a failure)."""
+    with np.errstate(invalid="ignore"):
+        return score < 1.0
+
+
+def step_failure(rows: np.ndarray, score: np.ndarray, position: int, step: int) -> int | None:
+    """Position in `rows` of the next (step=+1) or previous (-1) failure after `position`.
+
+    `position` may be -1 (nothing selected): the next failure is then the first.
+    None when there is no failure in that direction.
+    """
+    fails = np.flatnonzero(failure_mask(score[rows]))
+    if step > 0:
+        k = np.searchsorted(fails, position, side="right")
+        return int(fails[k]) if k < len(fails) else None
+    k = np.searchsorted(fails, position, side="left") - 1
+    return int(fails[k]) if k >= 0 else None
+
+
+# ------------------------------------------------------------------ cell texts
+def truth_text(release: Release, i: int) -> str:
+    q = release.questions[i]
+    if q.answer_type is None:
+        return str(q.answer_raw)
+    if not q.truth.ok:
+        return f"{q.answer_raw!r} (invalid)"
+    return value_text(q.truth.value, q.answer_type)
+
+
+def value_text(value, answer_type: AnswerType) -> str:
+    """A parsed value for people: units, and points without the tags."""
+    if answer_type is AnswerType.POINT:
+        return f"({value[0]:g}, {value[1]:g})"
+    if answer_type is AnswerType.ANGLE:
+        return f"{value:g}°"
+    if answer_type is AnswerType.DISTANCE:
+        return f"{value:.1f} m"
+    return format_value(value, answer_type)
+
+
+def parsed_value(r: ModelResult, release: Release, i: int):
+    """The model's parsed answer for question i, or None."""
+    at = release.questions[i].answer_type
+    if at is None or r.status[i] != OK:
+        return None
+    if at is AnswerType.POINT:
+        return (float(r.point[i, 0]), float(r.point[i, 1]))
+    v = float(r.value[i])
+    return int(v) if at is AnswerType.CHOICE else v
+
+
+def answer_text(r: ModelResult, release: Release, i: int) -> str:
+    status = r.status[i]
+    if status == OK:
+        return value_text(parsed_value(r, release, i), release.questions[i].answer_type)
+    if status == MISSING:
+        return "(missing)"
+    if status == "unscored":
+        return "(unscored)"
+    return "(unparsed)"
+
+
+def status_text(r: ModelResult, i: int) -> str:
+    s = r.status[i]
+    return STATUS_TEXT.get(s, "task not scored" if s == "unscored" else s)
+
+
+def error_text(r: ModelResult, release: Release, i: int) -> str:
+    e = float(r.error[i])
+    at = release.questions[i].answer_type
+    if at is None or math.isnan(e):
+        return ""
+    if at is AnswerType.ANGLE:
+        return f"{e:.0f}°"
+    if at is AnswerType.DISTANCE:
+        return "∞" if math.isinf(e) else f"{100 * e:.0f}%"
+    if at is AnswerType.POINT:
+        return f"{e:.0f}"
+    return "right" if e == 0 else "wrong"
+
+
+def score_text(r: ModelResult, i: int) -> str:
+    s = float(r.score[i])
+    return "" if math.isnan(s) else f"{s:.2f}"
+
+
+def column_label(i: int) -> str:
+    return COLUMNS[i].key if 0 <= i < len(COLUMNS) else "?"
