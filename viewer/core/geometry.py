@@ -97,7 +97,12 @@ def _signed_angle(a, b) -> np.ndarray:
     a, b = np.asarray(a, float), np.asarray(b, float)
     cross = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     dot = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
-    return np.degrees(np.arctan2(cross, dot))
+    return _half_open(np.degrees(np.arctan2(cross, dot)))
+
+
+def _half_open(deg) -> np.ndarray:
+    # atan2 gives -180 for a signed zero; one value for "exactly behind".
+    return np.where(deg == -180.0, 180.0, deg)
 
 
 def egocentric_direction(c2w, target_xyz) -> np.ndarray:
@@ -144,7 +149,7 @@ def map_heading(c2w, W) -> np.ndarray:
     usual world-y-up to image-y-down) is accounted for.
     """
     d = forward_on_ground(c2w) @ np.asarray(W, float)[:, :2].T
-    return np.degrees(np.arctan2(-d[..., 0], -d[..., 1]))
+    return _half_open(np.degrees(np.arctan2(-d[..., 0], -d[..., 1])))
 
 
 def _k_parts(intrinsics) -> tuple[float, float, float, float]:
