@@ -132,8 +132,10 @@ def test_recomputed_ground_truth_hand_worked(tmp_path, convention):
     # Target (1, 5, 0.5) from camera (1, 2, 1.5) facing +x: to the left, sqrt(9 + 1) m away.
     assert got["ED"].value == 90 and isinstance(got["ED"].value, int)
     assert got["EDist"].value == 3.2
+    assert got["EDist"].exact == pytest.approx(np.sqrt(10))
     # Target pixel (150, 150) on 640x512: floor(234.375), floor(292.96).
     assert got["GP"].value == (234, 292)
+    assert got["GP"].exact == pytest.approx((234.375, 150 / 512 * 1000))
     # Camera pixel (150, 300): floor(234.375), floor(585.9).
     assert got["Pos"].value == (234, 585)
     assert got["Ori"].value == -90                      # facing image right

@@ -59,18 +59,18 @@ def rigid_problems(poses) -> list[str | None]:
     ortho_err = np.abs(np.swapaxes(r, 1, 2) @ r - np.eye(3)).max(axis=(1, 2))
     det = np.linalg.det(r)
     bottom_err = np.abs(safe[:, 3] - [0.0, 0.0, 0.0, 1.0]).max(axis=1)
-    out: list[str | None] = []
-    for i in range(len(poses)):
+    bad = ~finite | (bottom_err > RIGID_TOLERANCE) | (ortho_err > RIGID_TOLERANCE) | \
+        (np.abs(det - 1.0) > RIGID_TOLERANCE)
+    out: list[str | None] = [None] * len(poses)
+    for i in np.flatnonzero(bad):        # messages only for the (rare) bad ones
         if not finite[i]:
-            out.append("contains NaN or infinity")
+            out[i] = "contains NaN or infinity"
         elif bottom_err[i] > RIGID_TOLERANCE:
-            out.append(f"last row is {safe[i, 3].tolist()}, not [0, 0, 0, 1]")
+            out[i] = f"last row is {safe[i, 3].tolist()}, not [0, 0, 0, 1]"
         elif ortho_err[i] > RIGID_TOLERANCE:
-            out.append(f"rotation is not orthonormal (R^T R deviates from I by {ortho_err[i]:.3g})")
-        elif abs(det[i] - 1.0) > RIGID_TOLERANCE:
-            out.append(f"rotation has determinant {det[i]:.3g}, not 1 (a reflection)")
+            out[i] = f"rotation is not orthonormal (R^T R deviates from I by {ortho_err[i]:.3g})"
         else:
-            out.append(None)
+            out[i] = f"rotation has determinant {det[i]:.3g}, not 1 (a reflection)"
     return out
 
 
@@ -188,6 +188,7 @@ def project(c2w, intrinsics, xyz) -> tuple[np.ndarray, np.ndarray]:
 class Recomputed(NamedTuple):
     value: Any          # int angle, float distance (1 decimal), (int, int) point; None if impossible
     reason: str | None  # why value is None
+    exact: Any = None   # the unrounded value (float; for points the (x, y) before flooring and clamping)
 
 
 _ANGLE_KEYS = {"ED_v", "ED_s"}
@@ -236,16 +237,19 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
             return Recomputed(None, f"top-down map {tmap.name!r} has no width/height")
 
     if key in _ANGLE_KEYS:
-        return Recomputed(_wrap_int(egocentric_direction(vp.pose, target.bbox.center)), None)
+        a = float(egocentric_direction(vp.pose, target.bbox.center))
+        return Recomputed(_wrap_int(a), None, a)
     if key in _DISTANCE_KEYS:
         d = float(egocentric_distance(vp.pose, target.bbox.center))
-        return Recomputed(_round_half_away(d * 10) / 10, None)
+        return Recomputed(_round_half_away(d * 10) / 10, None, d)
     if key == "Ori":
-        return Recomputed(_wrap_int(map_heading(vp.pose, tmap.world_to_pixel)), None)
+        a = float(map_heading(vp.pose, tmap.world_to_pixel))
+        return Recomputed(_wrap_int(a), None, a)
     where = target.bbox.center if key in _POINT_KEYS else camera_center(vp.pose)
     px = world_to_pixel(tmap.world_to_pixel, where)
     n = pixel_to_normalised(px, tmap.width, tmap.height)
-    return Recomputed((int(n[0]), int(n[1])), None)
+    exact = px / np.array([tmap.width, tmap.height], float) * 1000.0
+    return Recomputed((int(n[0]), int(n[1])), None, (float(exact[0]), float(exact[1])))
 
 
 def _wrap_int(angle) -> int:
