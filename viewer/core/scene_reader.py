@@ -1,0 +1,241 @@
+"""Parsing scene.json into a `viewer.core.scene.Scene`, reporting every problem.
+
+Each part of the file is validated on its own; a bad part is reported (the
+scene.json path plus the JSON path inside it, e.g. `videos.video_3.poses[4]`)
+and left out, and the rest still loads.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .geometry import opengl_to_opencv, rigid_problems
+from .media import within
+from .scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
+
+SCENE_FORMAT = "gst-scene/1"
+CONVENTIONS = ("opencv", "opengl")
+
+
+class SceneReader:
+    """Fills a Scene from a parsed scene.json, reporting into its diagnostics."""
+
+    def __init__(self, scene: Scene, path: str):
+        self.scene, self.path = scene, path
+        self.d = scene.diagnostics
+
+    def error(self, msg: str) -> None:
+        self.d.error(msg, self.path)
+
+    def warning(self, msg: str) -> None:
+        self.d.warning(msg, self.path)
+
+    def read(self, doc: dict) -> None:
+        s = self.scene
+        fmt = doc.get("format")
+        if fmt is not None and fmt != SCENE_FORMAT:
+            self.warning(f"format {fmt!r} is not {SCENE_FORMAT!r}; reading it as {SCENE_FORMAT}")
+        if isinstance(doc.get("scene"), str) and doc["scene"] != s.id:
+            self.warning(f"'scene' says {doc['scene']!r} but the file is in the folder of {s.id!r}")
+        conv = doc.get("camera_convention")
+        if conv is None:
+            self.warning("no 'camera_convention'; assuming 'opencv'")
+        elif not isinstance(conv, str) or conv.lower() not in CONVENTIONS:
+            self.error(f"camera_convention {conv!r} is not 'opencv' or 'opengl'; assuming 'opencv'")
+        else:
+            s.camera_convention = conv.lower()
+        geom = doc.get("geometry")
+        if isinstance(geom, dict) and geom.get("mesh") is not None:
+            s.mesh = self.path_in_scene(geom["mesh"], "geometry.mesh")
+        elif geom is not None and not isinstance(geom, dict):
+            self.error("'geometry' must be an object")
+        self.instances(doc)
+        for name, raw in self.table(doc, "topdown").items():
+            s.topdown[name] = self.topdown(name, raw)
+        for vid, raw in self.table(doc, "videos").items():
+            track = self.video(vid, raw)
+            if track is not None:
+                s.videos[vid] = track
+        for vid, raw in self.table(doc, "viewpoints").items():
+            vp = self.viewpoint(vid, raw)
+            if vp is not None:
+                s.viewpoints[vid] = vp
+
+    def table(self, doc: dict, key: str) -> dict:
+        raw = doc.get(key)
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            self.error(f"'{key}' must be an object keyed by id, got {type(raw).__name__}; ignored")
+            return {}
+        return raw
+
+    def path_in_scene(self, declared: Any, what: str) -> str | None:
+        """Absolute path of a file named in scene.json; None (reported) if refused or missing."""
+        if not isinstance(declared, str) or not declared.strip():
+            self.error(f"{what}: expected a relative path, got {declared!r}")
+            return None
+        if os.path.isabs(declared):
+            self.error(f"{what}: absolute path {declared!r} refused (paths are relative to the scene folder)")
+            return None
+        path = os.path.normpath(os.path.join(self.scene.folder, declared))
+        if not within(path, self.scene.folder):
+            self.error(f"{what}: path {declared!r} escapes the scene folder; refused")
+            return None
+        if not os.path.isfile(path):
+            self.warning(f"{what}: file {declared!r} not found")
+            return None
+        return path
+
+    def instances(self, doc: dict) -> None:
+        if "instances" not in doc:
+            self.error("no 'instances': objects cannot be located in this scene")
+            return
+        for iid, raw in self.table(doc, "instances").items():
+            what = f"instances.{iid}"
+            if not isinstance(raw, dict):
+                self.error(f"{what} must be an object; skipped")
+                continue
+            sem = raw.get("semantic")
+            room = raw.get("room")
+            bbox = None
+            if "bbox3" not in raw:
+                self.warning(f"{what} has no bbox3; it cannot be located")
+            else:
+                try:
+                    bbox = self.box(raw["bbox3"], f"{what}.bbox3")
+                except ValueError as e:
+                    self.error(f"{e}; the instance cannot be located")
+            self.scene.instances[iid] = Instance(
+                iid, sem if isinstance(sem, str) else "", room if isinstance(room, str) else None, bbox)
+
+    def box(self, raw: Any, what: str) -> Box3:
+        if not isinstance(raw, dict):
+            raise ValueError(f"{what} must be an object")
+        t = vector(raw.get("translation"), 3, f"{what}.translation")
+        size = vector(raw.get("size"), 3, f"{what}.size")
+        if (size < 0).any():
+            raise ValueError(f"{what}.size must not be negative, got {size.tolist()}")
+        q = vector(raw.get("rotation", [0, 0, 0, 1]), 4, f"{what}.rotation")
+        n = np.linalg.norm(q)
+        if n < 1e-9:
+            raise ValueError(f"{what}.rotation is a zero quaternion")
+        return Box3(t, size, q / n)
+
+    def topdown(self, name: str, raw: Any) -> TopdownMap:
+        what = f"topdown.{name}"
+        if not isinstance(raw, dict):
+            self.error(f"{what} must be an object")
+            return TopdownMap(name, None, name, None, None, None)
+        image = self.path_in_scene(raw["image"], f"{what}.image") if "image" in raw else None
+        kind = raw.get("kind") if isinstance(raw.get("kind"), str) else name
+        width = height = None
+        try:
+            width = int(number(raw.get("width"), f"{what}.width"))
+            height = int(number(raw.get("height"), f"{what}.height"))
+            if width <= 0 or height <= 0:
+                raise ValueError(f"{what} width and height must be positive")
+        except ValueError as e:
+            self.error(f"{e}; points cannot be normalised on this map")
+            width = height = None
+        W = None
+        if raw.get("world_to_pixel") is None:
+            self.warning(f"{what} has no world_to_pixel; the map shows but points cannot be placed on it")
+        else:
+            try:
+                rows = raw["world_to_pixel"]
+                if not isinstance(rows, list) or len(rows) != 2:
+                    raise ValueError(f"{what}.world_to_pixel must be 2 rows of 3 numbers")
+                W = np.stack([vector(r, 3, f"{what}.world_to_pixel") for r in rows])
+                if abs(np.linalg.det(W[:, :2])) < 1e-12:
+                    raise ValueError(f"{what}.world_to_pixel is singular (not invertible)")
+            except ValueError as e:
+                self.error(f"{e}; points cannot be placed on this map")
+                W = None
+        return TopdownMap(name, image, kind, width, height, W)
+
+    def intrinsics(self, raw: Any, what: str) -> Intrinsics | None:
+        if raw is None:
+            return None
+        try:
+            return Intrinsics.from_dict(raw)
+        except ValueError as e:
+            self.error(f"{what}: {e}")
+            return None
+
+    def poses(self, raw: Any, what: str, single: bool = False) -> np.ndarray:
+        """(N, 4, 4) OpenCV camera-to-world; bad poses reported and set to NaN."""
+        if not isinstance(raw, list):
+            self.error(f"{what} must be a list of 16-number poses")
+            return np.zeros((0, 4, 4))
+        try:
+            arr = np.array(raw, dtype=float).reshape(len(raw), 4, 4)
+        except (ValueError, TypeError):
+            arr = np.full((len(raw), 4, 4), np.nan)
+            for i, p in enumerate(raw):
+                try:
+                    arr[i] = np.array(p, dtype=float).reshape(4, 4)
+                except (ValueError, TypeError):
+                    pass     # stays NaN, reported below as not finite
+        problems = rigid_problems(arr) if len(arr) else []
+        bad = [i for i, p in enumerate(problems) if p is not None]
+        for i in bad[:5]:
+            label = what if single else f"{what}[{i}]"
+            self.error(f"{label}: pose {problems[i]}; dropped")
+        if len(bad) > 5:
+            self.error(f"{what}: {len(bad) - 5} more invalid poses dropped "
+                       f"({len(bad)} of {len(arr)} in all)")
+        arr[bad] = np.nan
+        if self.scene.camera_convention == "opengl":
+            arr = opengl_to_opencv(arr)
+        return arr
+
+    def video(self, vid: str, raw: Any) -> VideoTrack | None:
+        what = f"videos.{vid}"
+        if not isinstance(raw, dict):
+            self.error(f"{what} must be an object; skipped")
+            self.scene.rejected[f"video:{vid}"] = "its entry is not an object"
+            return None
+        file = self.path_in_scene(raw["file"], f"{what}.file") if "file" in raw else None
+        fps = None
+        if raw.get("fps") is not None:
+            try:
+                fps = number(raw["fps"], f"{what}.fps")
+                if fps <= 0:
+                    raise ValueError(f"{what}.fps must be positive")
+            except ValueError as e:
+                self.error(str(e))
+                fps = None
+        intr = self.intrinsics(raw.get("intrinsics"), f"{what}.intrinsics")
+        poses = self.poses(raw.get("poses", []), f"{what}.poses")
+        inst = raw.get("instances") or {}
+        if not isinstance(inst, dict):
+            self.error(f"{what}.instances must be an object keyed by instance id; ignored")
+            inst = {}
+        inst = {k: v for k, v in inst.items() if isinstance(v, dict)}
+        unknown = sorted(set(inst) - set(self.scene.instances))
+        if unknown and self.scene.instances:
+            self.warning(f"{what}.instances names {len(unknown)} ids not in 'instances', "
+                         f"e.g. {unknown[0]!r}")
+        n = len(poses)
+        for iid, rec in inst.items():
+            frames = rec.get("appear_frames")
+            if isinstance(frames, list) and n and any(
+                    not isinstance(f, int) or not 0 <= f < n for f in frames):
+                self.warning(f"{what}.instances.{iid}.appear_frames has frames outside 0..{n - 1}")
+        return VideoTrack(vid, file, fps, intr, poses, inst)
+
+    def viewpoint(self, vid: str, raw: Any) -> Viewpoint | None:
+        what = f"viewpoints.{vid}"
+        if not isinstance(raw, dict) or "pose" not in raw:
+            self.error(f"{what} has no pose; skipped")
+            self.scene.rejected[f"viewpoint:{vid}"] = "it has no pose"
+            return None
+        pose = self.poses([raw["pose"]], f"{what}.pose", single=True)[0]
+        if not np.isfinite(pose).all():
+            self.scene.rejected[f"viewpoint:{vid}"] = "its pose is invalid (see the scene's diagnostics)"
+            return None
+        image = self.path_in_scene(raw["image"], f"{what}.image") if "image" in raw else None
+        return Viewpoint(vid, pose, image, self.intrinsics(raw.get("intrinsics"), f"{what}.intrinsics"))
