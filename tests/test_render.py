@@ -296,3 +296,30 @@ def test_colours_follow_the_category_and_differ_between_categories():
     # Stable across processes: crc32, not Python's salted hash.
     assert palette.category_color("gizmo") == palette.category_color("gizmo")
     assert palette.instance_colors(["x_0"], {"x_0": "sofa"})[0].tolist() == list(palette.category_color("sofa"))
+
+
+def test_painted_mesh_colours_are_shown_and_instance_colouring_remains(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    red = trimesh.creation.box(extents=[0.5, 0.5, 0.5])
+    red.visual.vertex_colors = np.array([200, 30, 30, 255], np.uint8)
+    red.apply_translation([3, 0, 0])
+    plain = trimesh.creation.box(extents=[0.5, 0.5, 0.5])
+    plain.apply_translation([3, 1.5, 0])
+    scene = trimesh.Scene()
+    scene.add_geometry(red, node_name="sofa_abcdef_0", geom_name="g0")
+    scene.add_geometry(plain, node_name="bed_ghijkl_0", geom_name="g1")
+    path = tmp_path / "painted.glb"
+    scene.export(path)
+
+    mesh = load_scene_mesh(path)
+    sofa, bed = mesh.index_of("sofa_abcdef_0"), mesh.index_of("bed_ghijkl_0")
+    assert mesh.triangle_colors[mesh.triangle_instance == sofa].tolist() == [[200, 30, 30]] * 12
+    # No paint: the category colour.
+    assert (mesh.triangle_colors[mesh.triangle_instance == bed] == palette.category_color("bed")).all()
+    caster = Raycaster(mesh)
+    pose = camera([0, 0, 0], 0)
+    painted = caster.render_view(pose, INTR, outlines=False).color[60, 80].astype(float)
+    by_category = caster.render_view(pose, INTR, outlines=False, color_by="instance").color[60, 80].astype(float)
+    assert painted[0] > 3 * painted[1]
+    sofa_blue = np.array(palette.category_color("sofa"), float)
+    assert by_category @ sofa_blue / (np.linalg.norm(by_category) * np.linalg.norm(sofa_blue)) > 0.999

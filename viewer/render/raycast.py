@@ -78,9 +78,13 @@ class Raycaster:
                 o3d.core.Tensor(scene_mesh.triangles.astype(np.uint32)))
         # A trailing -1 so that a miss (primitive id 0xFFFFFFFF read as int32 -1) indexes "none".
         self._triangle_instance = np.append(scene_mesh.triangle_instance, np.int32(-1))
-        colors = scene_mesh.instance_colors.astype(np.float32)
-        self._triangle_color = np.vstack([colors[scene_mesh.triangle_instance],
-                                          np.asarray(BACKGROUND, np.float32)[None]])
+        # Per triangle, plus a trailing background row for misses.
+        background = np.asarray(BACKGROUND, np.float32)[None]
+        self._triangle_color = {
+            "mesh": np.vstack([scene_mesh.triangle_colors.astype(np.float32), background]),
+            "instance": np.vstack([scene_mesh.instance_colors.astype(np.float32)[scene_mesh.triangle_instance],
+                                   background]),
+        }
         self._rays_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- rays -------------------------------------------------------------
@@ -135,9 +139,19 @@ class Raycaster:
         return self._triangle_instance[primitive_ids]
 
     # -- images -----------------------------------------------------------
+    def triangle_color_table(self, color_by: str = "mesh") -> np.ndarray:
+        """(T + 1, 3) float32 colours indexed by primitive id, the last row (id -1) the background.
+
+        "mesh": the colours painted in the mesh file; "instance": one colour per category.
+        """
+        if color_by not in self._triangle_color:
+            raise ValueError(f"unknown colouring {color_by!r}; expected 'mesh' or 'instance'")
+        return self._triangle_color[color_by]
+
     def render_view(self, c2w: Any, intrinsics: Any, *, convention: str = "opencv",
-                    outlines: bool = True) -> ViewRender:
+                    outlines: bool = True, color_by: str = "mesh") -> ViewRender:
         """Colour, depth and instance images seen from camera-to-world pose `c2w`."""
+        table = self.triangle_color_table(color_by)
         w, h = as_intrinsics(intrinsics)[:2]
         dirs, inv_norm = self.camera_directions(intrinsics)
         m = as_pose(c2w, convention)
@@ -150,7 +164,7 @@ class Raycaster:
         # |cos| of the angle between ray and normal: two-sided, winding-agnostic.
         cos = np.abs(np.einsum("ij,ij->i", hit["primitive_normals"], rays[:, 3:])) * inv_norm
         shade = (AMBIENT + (1.0 - AMBIENT) * cos) / (1.0 + DEPTH_FALLOFF * np.minimum(depth, 1e3))
-        color = self._triangle_color[prim] * np.where(prim >= 0, shade, 1.0)[:, None]
+        color = table[prim] * np.where(prim >= 0, shade, 1.0)[:, None]
         color = color.reshape(h, w, 3)
         depth = depth.reshape(h, w)
         instance = instance.reshape(h, w)

@@ -28,6 +28,9 @@ class SceneMesh:
     instance_colors: np.ndarray     # (I, 3) uint8
     # Category per instance (from scene.json `semantic` when known, else the id).
     instance_categories: list[str] = field(default_factory=list)
+    # (T, 3) uint8 colours painted in the mesh file (vertex/face colours); where a
+    # part has none, its instance colour. Rendering may use either.
+    triangle_colors: np.ndarray | None = None
     # Ray-casting structures built from this mesh, reused by raycast/topdown.
     _cache: dict = field(default_factory=dict, init=False, repr=False)
 
@@ -42,6 +45,11 @@ class SceneMesh:
             raise ValueError("triangle_instance must have one entry per triangle")
         if len(self.instance_colors) != len(self.instance_ids):
             raise ValueError("instance_colors must have one row per instance")
+        if self.triangle_colors is None:
+            self.triangle_colors = self.instance_colors[self.triangle_instance]
+        self.triangle_colors = np.ascontiguousarray(self.triangle_colors, np.uint8).reshape(-1, 3)
+        if len(self.triangle_colors) != len(self.triangles):
+            raise ValueError("triangle_colors must have one row per triangle")
 
     @property
     def instance_kinds(self) -> list[str | None]:
@@ -68,30 +76,50 @@ class SceneMesh:
         """The same instances (indices unchanged) minus the triangles of those where drop[i]."""
         keep = ~np.asarray(drop, bool)[self.triangle_instance]
         return SceneMesh(self.vertices, self.triangles[keep], self.triangle_instance[keep],
-                         self.instance_ids, self.instance_colors, self.instance_categories)
+                         self.instance_ids, self.instance_colors, self.instance_categories,
+                         self.triangle_colors[keep])
 
 
-def _from_parts(parts: Mapping[str, list[tuple[np.ndarray, np.ndarray]]],
-                semantics: Mapping[str, str] | None) -> SceneMesh:
+# One part of an instance: vertices, faces, and face colours (None = use the instance colour).
+Part = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
+
+
+def _from_parts(parts: Mapping[str, list[Part]], semantics: Mapping[str, str] | None) -> SceneMesh:
     ids = list(parts)
-    verts, tris, owner = [], [], []
+    semantics = semantics or {}
+    categories = [(semantics.get(i) or palette.category_of(i)) for i in ids]
+    inst_colors = palette.instance_colors(ids, dict(semantics))
+    verts, tris, owner, colors = [], [], [], []
     offset = 0
     for index, iid in enumerate(ids):
-        for v, f in parts[iid]:
+        for v, f, c in parts[iid]:
             verts.append(v)
             tris.append(f + offset)
             owner.append(np.full(len(f), index, np.int32))
+            colors.append(np.broadcast_to(inst_colors[index], (len(f), 3)) if c is None else c)
             offset += len(v)
-    semantics = semantics or {}
-    categories = [(semantics.get(i) or palette.category_of(i)) for i in ids]
     return SceneMesh(
         vertices=np.concatenate(verts) if verts else np.zeros((0, 3), np.float32),
         triangles=np.concatenate(tris) if tris else np.zeros((0, 3), np.int32),
         triangle_instance=np.concatenate(owner) if owner else np.zeros(0, np.int32),
         instance_ids=ids,
-        instance_colors=palette.instance_colors(ids, dict(semantics)),
+        instance_colors=inst_colors,
         instance_categories=categories,
+        triangle_colors=np.concatenate(colors) if colors else np.zeros((0, 3), np.uint8),
     )
+
+
+def _face_colors(mesh) -> np.ndarray | None:
+    """(F, 3) uint8 colours painted on a trimesh mesh, or None when it carries none."""
+    visual = mesh.visual
+    try:
+        if getattr(visual, "kind", None) == "texture":
+            visual = visual.to_color()
+        if getattr(visual, "kind", None) not in ("vertex", "face"):
+            return None
+        return np.asarray(visual.face_colors, np.uint8)[:, :3]
+    except Exception:  # an odd material is no reason to drop the geometry
+        return None
 
 
 def _instance_node(graph, node: str, wrapper: str | None) -> str:
@@ -134,7 +162,7 @@ def load_scene_mesh(path: str | Path, semantics: Mapping[str, str] | None = None
     wrapper = children[0] if len(children) == 1 and len(geometry_nodes) > 1 else None
     single = len(geometry_nodes) == 1 and path.suffix.lower() not in (".glb", ".gltf")
 
-    parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    parts: dict[str, list[Part]] = {}
     for node in geometry_nodes:
         transform, geometry_name = graph[node]
         mesh = scene.geometry[geometry_name]
@@ -143,7 +171,8 @@ def load_scene_mesh(path: str | Path, semantics: Mapping[str, str] | None = None
         v = np.asarray(mesh.vertices, np.float64)
         v = v @ transform[:3, :3].T + transform[:3, 3]
         iid = path.stem if single else _instance_node(graph, node, wrapper)
-        parts.setdefault(iid, []).append((v.astype(np.float32), np.asarray(mesh.faces, np.int32)))
+        parts.setdefault(iid, []).append(
+            (v.astype(np.float32), np.asarray(mesh.faces, np.int32), _face_colors(mesh)))
     if not parts:
         raise UserError(f"{path}: the scene mesh holds no triangles")
     result = _from_parts(parts, semantics)

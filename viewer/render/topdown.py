@@ -84,10 +84,12 @@ def _vertical_rays(W, width: int, height: int, z: float, direction: float) -> np
 
 
 def render_topdown(scene_mesh: SceneMesh, world_to_pixel, width: int, height: int,
-                   level: str = "photo", *, rooms: Mapping[str, str] | None = None) -> np.ndarray:
+                   level: str = "photo", *, rooms: Mapping[str, str] | None = None,
+                   color_by: str = "mesh") -> np.ndarray:
     """(height, width, 3) uint8 map of the scene through the affine `world_to_pixel`.
 
-    `rooms` (instance id -> room name, scene.json's `room`) tints floors in the floor plan.
+    `rooms` (instance id -> room name, scene.json's `room`) tints floors in the floor plan;
+    `color_by` ("mesh" or "instance") picks the photo level's colours as in render_view.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown top-down level {level!r}; expected one of {LEVELS}")
@@ -95,7 +97,7 @@ def render_topdown(scene_mesh: SceneMesh, world_to_pixel, width: int, height: in
     no_ceiling = _cached(scene_mesh, "topdown_raycaster", lambda: Raycaster(
         scene_mesh.without_instances(scene_mesh.kind_mask("ceiling"))))
     if level == "photo":
-        return _photo(scene_mesh, no_ceiling, W, width, height)
+        return _photo(scene_mesh, no_ceiling, W, width, height, color_by)
     floor_z, has_floor = _floor_top(scene_mesh)
     free, wall_hit = _slice(scene_mesh, no_ceiling, W, width, height, floor_z, has_floor)
     if level == "occupancy":
@@ -103,7 +105,8 @@ def render_topdown(scene_mesh: SceneMesh, world_to_pixel, width: int, height: in
     return _floorplan(scene_mesh, W, width, height, wall_hit, floor_z, rooms)
 
 
-def _photo(scene_mesh: SceneMesh, caster: Raycaster, W, width: int, height: int) -> np.ndarray:
+def _photo(scene_mesh: SceneMesh, caster: Raycaster, W, width: int, height: int,
+           color_by: str) -> np.ndarray:
     lo, hi = caster.mesh.bounds()
     top = float(hi[2]) + 1.0
     hit = caster.cast(_vertical_rays(W, width, height, top, -1.0))
@@ -116,9 +119,10 @@ def _photo(scene_mesh: SceneMesh, caster: Raycaster, W, width: int, height: int)
     relief = (0.7 + 0.3 * np.clip(normals @ _LIGHT, 0.0, 1.0)).reshape(height, width)
     shade = (0.9 + 0.2 * rel) * relief * _drop_shadow(np.where(np.isfinite(z), z, floor_z), W)
     instance = caster.instance_of(prim)
-    colors = scene_mesh.instance_colors.astype(np.float32)
-    colors[scene_mesh.kind_mask("wall")] = palette.WALL_TOP_COLOR
-    color = colors[np.maximum(instance, 0)].reshape(height, width, 3) * shade[..., None]
+    table = caster.triangle_color_table(color_by).copy()
+    walls = caster.mesh.kind_mask("wall")[caster.mesh.triangle_instance]
+    table[:-1][walls] = palette.WALL_TOP_COLOR
+    color = table[prim].reshape(height, width, 3) * shade[..., None]
     color[~seen.reshape(height, width)] = PHOTO_BACKGROUND
     edges = edge_mask(instance.reshape(height, width), hit["t_hit"].reshape(height, width))
     color *= np.where(edges, 0.6, 1.0)[..., None]
