@@ -88,37 +88,45 @@ class Raycaster:
         self._rays_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- rays -------------------------------------------------------------
-    def camera_directions(self, intrinsics: Any, stride: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """Camera-frame ray directions (h*w, 3) float32 (z = 1) and 1/|d|, cached per intrinsics."""
+    def _pixel_grid(self, intrinsics: Any, stride: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per column (u - cx) / fx, per row (v - cy) / fy, per pixel 1/|d|; cached per intrinsics.
+
+        A camera ray is d = (a_u, b_v, 1): storing a and b separately lets world
+        directions be built as R @ d = a_u R[:, 0] + b_v R[:, 1] + R[:, 2] with broadcasting.
+        """
         w, h, fx, fy, cx, cy = as_intrinsics(intrinsics)
         key = (w, h, fx, fy, cx, cy, int(stride))
-        hit = self._rays_cache.get(key)
-        if hit is None:
+        grid = self._rays_cache.get(key)
+        if grid is None:
             s = int(stride)
-            u = (np.arange(0, w, s, dtype=np.float64) + 0.5 * s - cx) / fx
-            v = (np.arange(0, h, s, dtype=np.float64) + 0.5 * s - cy) / fy
-            d = np.empty((len(v), len(u), 3), np.float32)
-            d[..., 0] = u[None, :]
-            d[..., 1] = v[:, None]
-            d[..., 2] = 1.0
-            d = d.reshape(-1, 3)
-            hit = (d, (1.0 / np.linalg.norm(d, axis=1)).astype(np.float32))
+            a = ((np.arange(0, w, s) + 0.5 * s - cx) / fx).astype(np.float32)
+            b = ((np.arange(0, h, s) + 0.5 * s - cy) / fy).astype(np.float32)
+            inv_norm = (1.0 / np.sqrt(a[None, :] ** 2 + b[:, None] ** 2 + 1.0)).astype(np.float32).ravel()
+            grid = (a, b, inv_norm)
             if len(self._rays_cache) > 8:
                 self._rays_cache.clear()
-            self._rays_cache[key] = hit
-        return hit
+            self._rays_cache[key] = grid
+        return grid
 
     def grid_shape(self, intrinsics: Any, stride: int = 1) -> tuple[int, int]:
-        w, h = as_intrinsics(intrinsics)[:2]
-        return -(-h // stride), -(-w // stride)
+        a, b, _ = self._pixel_grid(intrinsics, stride)
+        return len(b), len(a)
 
-    def _world_rays(self, c2ws: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-        """(F, n, 6) float32 rays for F poses sharing camera directions (n, 3)."""
-        rays = np.empty((len(c2ws), len(dirs), 6), np.float32)
-        for f, m in enumerate(c2ws):
-            rays[f, :, :3] = m[:3, 3]
-            np.matmul(dirs, m[:3, :3].T.astype(np.float32), out=rays[f, :, 3:])
-        return rays
+    def camera_rays(self, c2ws: Any, intrinsics: Any, stride: int = 1, *,
+                    convention: str = "opencv") -> np.ndarray:
+        """(F, h*w, 6) float32 world rays [origin, direction] of F poses (a single pose: F = 1).
+
+        Directions have camera-frame z = 1, so a hit distance is the depth along the optical axis.
+        """
+        poses = np.asarray([as_pose(p, convention) for p in _pose_list(c2ws)], np.float64)
+        a, b, _ = self._pixel_grid(intrinsics, stride)
+        rays = np.empty((len(poses), len(b), len(a), 6), np.float32)
+        for f, m in enumerate(poses):
+            r = m[:3, :3].astype(np.float32)
+            rays[f, :, :, :3] = m[:3, 3]
+            for k in range(3):
+                np.add((r[k, 1] * b + r[k, 2])[:, None], (r[k, 0] * a)[None, :], out=rays[f, :, :, 3 + k])
+        return rays.reshape(len(poses), -1, 6)
 
     def cast(self, rays: np.ndarray) -> dict[str, np.ndarray]:
         """open3d cast_rays on (..., 6) float32 rays, results as numpy (primitive ids as int32, -1 = miss)."""
@@ -152,31 +160,30 @@ class Raycaster:
                     outlines: bool = True, color_by: str = "mesh") -> ViewRender:
         """Colour, depth and instance images seen from camera-to-world pose `c2w`."""
         table = self.triangle_color_table(color_by)
-        w, h = as_intrinsics(intrinsics)[:2]
-        dirs, inv_norm = self.camera_directions(intrinsics)
-        m = as_pose(c2w, convention)
-        rays = self._world_rays(m[None], dirs)[0]
+        h, w = self.grid_shape(intrinsics)
+        rays = self.camera_rays(c2w, intrinsics, convention=convention)[0]
         hit = self.cast(rays)
         depth = hit["t_hit"]
         prim = hit["primitive_ids"]
         instance = self.instance_of(prim)
 
-        # |cos| of the angle between ray and normal: two-sided, winding-agnostic.
-        cos = np.abs(np.einsum("ij,ij->i", hit["primitive_normals"], rays[:, 3:])) * inv_norm
-        shade = (AMBIENT + (1.0 - AMBIENT) * cos) / (1.0 + DEPTH_FALLOFF * np.minimum(depth, 1e3))
-        color = table[prim] * np.where(prim >= 0, shade, 1.0)[:, None]
-        color = color.reshape(h, w, 3)
-        depth = depth.reshape(h, w)
-        instance = instance.reshape(h, w)
+        # All shading on one channel, then a single multiply of the colours.
+        # |cos| between ray and normal: two-sided, so mesh winding does not matter.
+        cos = np.abs(np.einsum("ij,ij->i", hit["primitive_normals"], rays[:, 3:]))
+        cos *= self._pixel_grid(intrinsics)[2]
+        shade = AMBIENT + (1.0 - AMBIENT) * cos
+        shade /= 1.0 + DEPTH_FALLOFF * depth      # a miss (inf) goes to 0, reset below
         if outlines:
-            color *= np.where(edge_mask(instance, depth), OUTLINE_DARKEN, 1.0)[..., None]
-        return ViewRender(np.clip(color, 0, 255).astype(np.uint8), depth, instance)
+            shade[edge_mask(instance.reshape(h, w), depth.reshape(h, w)).ravel()] *= OUTLINE_DARKEN
+        shade[prim < 0] = 1.0
+        # shade <= 1, so the product stays within 0..255 and needs no clipping.
+        color = (np.take(table, prim, axis=0) * shade[:, None]).astype(np.uint8)
+        return ViewRender(color.reshape(h, w, 3), depth.reshape(h, w), instance.reshape(h, w))
 
     def instance_map(self, c2w: Any, intrinsics: Any, stride: int = 1, *,
                      convention: str = "opencv") -> np.ndarray:
         """(h, w) int32 instance indices (-1 = none) on the pixel grid subsampled by `stride`."""
-        dirs, _ = self.camera_directions(intrinsics, stride)
-        rays = self._world_rays(as_pose(c2w, convention)[None], dirs)[0]
+        rays = self.camera_rays(c2w, intrinsics, stride, convention=convention)[0]
         prim = self.cast(rays)["primitive_ids"]
         return self.instance_of(prim).reshape(self.grid_shape(intrinsics, stride))
 
@@ -190,20 +197,33 @@ class Raycaster:
     def visible_pixel_counts_batch(self, c2ws: Any, intrinsics: Any, stride: int = 1, *,
                                    convention: str = "opencv") -> np.ndarray:
         """(F, I) int64 visible sampled pixels per pose and instance, for a whole trajectory."""
-        poses = np.asarray([as_pose(p, convention) for p in c2ws], np.float64).reshape(-1, 4, 4)
+        poses = [as_pose(p, convention) for p in _pose_list(c2ws)]
         n_inst = len(self.mesh.instance_ids)
         out = np.zeros((len(poses), n_inst), np.int64)
-        dirs, _ = self.camera_directions(intrinsics, stride)
-        per_call = max(1, BATCH_RAYS // max(len(dirs), 1))
+        h, w = self.grid_shape(intrinsics, stride)
+        per_call = max(1, BATCH_RAYS // max(h * w, 1))
         for start in range(0, len(poses), per_call):
             chunk = poses[start:start + per_call]
-            prim = self.cast(self._world_rays(chunk, dirs))["primitive_ids"]
+            prim = self.cast(self.camera_rays(chunk, intrinsics, stride))["primitive_ids"]
             inst = self.instance_of(prim)                       # (f, n)
             frame = np.arange(len(chunk), dtype=np.int64)[:, None]
             keys = (frame * (n_inst + 1) + inst + 1).ravel()
             counts = np.bincount(keys, minlength=len(chunk) * (n_inst + 1))
             out[start:start + len(chunk)] = counts.reshape(len(chunk), n_inst + 1)[:, 1:]
         return out
+
+
+def _pose_list(c2ws: Any) -> list:
+    """One pose (4x4, 16 numbers or an object holding one) or a sequence of them, as a list."""
+    if any(hasattr(c2ws, a) for a in ("c2w", "matrix", "camera_to_world")):
+        return [c2ws]
+    try:
+        arr = np.asarray(c2ws, np.float64)
+    except (TypeError, ValueError):          # a sequence of pose objects
+        return list(c2ws)
+    if arr.shape in ((4, 4), (16,)):
+        return [arr]
+    return list(arr.reshape(-1, 4, 4))
 
 
 def edge_mask(instance: np.ndarray, depth: np.ndarray) -> np.ndarray:
