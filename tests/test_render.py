@@ -205,7 +205,7 @@ def test_floorplan_draws_walls_only_and_tints_rooms_when_given(room, maps):
     assert plan[_map_pixel(W, [6.05, 2.0])].max() < 100                  # wall: dark
     assert plan[_map_pixel(W, [3.0, 2.0])].tolist() == [255, 255, 255]    # cube: not drawn
     tinted = render_topdown(mesh, W, 128, 96, "floorplan", rooms={"floor_0": "kitchen"})
-    assert tinted[_map_pixel(W, [3.0, 2.0])].tolist() == list(palette.room_tint("kitchen"))
+    assert tinted[_map_pixel(W, [3.0, 2.0])].tolist() == list(palette.room_tints(["kitchen"])["kitchen"])
     assert tinted[_map_pixel(W, [6.05, 2.0])].max() < 100
 
 
@@ -323,3 +323,13 @@ def test_painted_mesh_colours_are_shown_and_instance_colouring_remains(tmp_path)
     assert painted[0] > 3 * painted[1]
     sofa_blue = np.array(palette.category_color("sofa"), float)
     assert by_category @ sofa_blue / (np.linalg.norm(by_category) * np.linalg.norm(sofa_blue)) > 0.999
+
+
+def test_room_tints_are_light_distinct_and_order_free():
+    names = ["kitchen_0", "bedroom_0", "living_room_0", "bathroom_0", "corridor_0"]
+    tints = palette.room_tints(names)
+    assert tints == palette.room_tints(reversed(names))
+    values = np.array(list(tints.values()), float)
+    assert values.min() > 190                                   # pastel: walls stay readable
+    gaps = np.linalg.norm(values[:, None] - values[None], axis=-1)[np.triu_indices(len(names), 1)]
+    assert gaps.min() > 12

@@ -122,8 +122,13 @@ def instance_colors(instance_ids: list[str], semantics: dict[str, str] | None = 
     return out
 
 
-def room_tint(room: str) -> tuple[int, int, int]:
-    """A light pastel per room name, for floor plans."""
-    h = zlib.crc32(room.encode("utf-8"))
-    r, g, b = colorsys.hsv_to_rgb((h % 360) / 360.0, 0.16, 0.97)
-    return int(r * 255), int(g * 255), int(b * 255)
+def room_tints(rooms) -> dict[str, tuple[int, int, int]]:
+    """A light pastel per room name, hues spread by the golden angle so neighbours differ.
+
+    Depends only on the set of names (sorted), not on their order.
+    """
+    out = {}
+    for k, room in enumerate(sorted(set(rooms))):
+        r, g, b = colorsys.hsv_to_rgb((0.08 + k * 0.618034) % 1.0, 0.17, 0.97)
+        out[room] = (int(r * 255), int(g * 255), int(b * 255))
+    return out

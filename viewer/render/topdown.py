@@ -176,8 +176,9 @@ def _floorplan(scene_mesh: SceneMesh, W, width: int, height: int, wall: np.ndarr
                               lambda: Raycaster(scene_mesh.without_instances(~floors)))
         hit = only_floors.cast(_vertical_rays(W, width, height, floor_z + 1.0, -1.0))
         inst = only_floors.instance_of(hit["primitive_ids"]).reshape(height, width)
-        tints = np.array([palette.room_tint(rooms.get(i, i)) for i in scene_mesh.instance_ids]
-                         + [FLOORPLAN_PAPER], np.uint8)
+        room_of = [rooms.get(i, i) for i in scene_mesh.instance_ids]
+        tint = palette.room_tints(room_of[k] for k in np.flatnonzero(floors))
+        tints = np.array([tint.get(r, FLOORPLAN_PAPER) for r in room_of] + [FLOORPLAN_PAPER], np.uint8)
         image[:] = tints[inst]
     image[wall] = FLOORPLAN_WALL
     return image
