@@ -333,3 +333,18 @@ def test_room_tints_are_light_distinct_and_order_free():
     assert values.min() > 190                                   # pastel: walls stay readable
     gaps = np.linalg.norm(values[:, None] - values[None], axis=-1)[np.triu_indices(len(names), 1)]
     assert gaps.min() > 12
+
+
+def test_a_viewpoint_like_object_renders_and_a_nan_pose_sees_nothing(room):
+    mesh, caster = room
+
+    class Viewpoint:                   # what viewer.core.scene hands out: .pose and .intrinsics
+        pose = camera([0.5, 2, 1], 0)
+        intrinsics = _Intr()
+
+    vp = Viewpoint()
+    view = caster.render_view(vp, vp.intrinsics)
+    assert view.instance[60, 80] == mesh.index_of(BOX)
+    # Invalid video poses are NaN in the scene model: they must count nothing, not crash.
+    counts = caster.visible_pixel_counts_batch([vp.pose, np.full((4, 4), np.nan)], INTR, stride=4)
+    assert counts[0].sum() == 40 * 30 and counts[1].sum() == 0

@@ -15,7 +15,7 @@ import numpy as np
 
 from .scene_mesh import SceneMesh
 
-Intrinsics = tuple[int, int, float, float, float, float]   # width, height, fx, fy, cx, cy
+IntrinsicsTuple = tuple[int, int, float, float, float, float]   # width, height, fx, fy, cx, cy
 
 # Shading: a headlight (light at the camera) plus ambient, dimmed with depth,
 # so walls meeting at a corner and the faces of a box differ in brightness.
@@ -35,7 +35,7 @@ class ViewRender:
     instance: np.ndarray    # (H, W) int32, index into SceneMesh.instance_ids, -1 = no hit
 
 
-def as_intrinsics(intrinsics: Any) -> Intrinsics:
+def as_intrinsics(intrinsics: Any) -> IntrinsicsTuple:
     """(width, height, fx, fy, cx, cy) from a tuple, a dict or an object with those attributes."""
     keys = ("width", "height", "fx", "fy", "cx", "cy")
     if isinstance(intrinsics, Mapping):
@@ -50,8 +50,9 @@ def as_intrinsics(intrinsics: Any) -> Intrinsics:
 
 
 def as_pose(pose: Any, convention: str = "opencv") -> np.ndarray:
-    """A (4, 4) OpenCV camera-to-world from an array, 16 numbers or an object holding one."""
-    for attr in ("c2w", "matrix", "camera_to_world"):
+    """A (4, 4) OpenCV camera-to-world from an array, 16 numbers or an object holding one
+    (`c2w`, `pose`, `matrix` or `camera_to_world`, e.g. a scene Viewpoint)."""
+    for attr in ("c2w", "pose", "matrix", "camera_to_world"):
         if hasattr(pose, attr):
             pose = getattr(pose, attr)
             break
@@ -85,7 +86,7 @@ class Raycaster:
             "instance": np.vstack([scene_mesh.instance_colors.astype(np.float32)[scene_mesh.triangle_instance],
                                    background]),
         }
-        self._rays_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._rays_cache: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- rays -------------------------------------------------------------
     def _pixel_grid(self, intrinsics: Any, stride: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -215,7 +216,7 @@ class Raycaster:
 
 def _pose_list(c2ws: Any) -> list:
     """One pose (4x4, 16 numbers or an object holding one) or a sequence of them, as a list."""
-    if any(hasattr(c2ws, a) for a in ("c2w", "matrix", "camera_to_world")):
+    if any(hasattr(c2ws, a) for a in ("c2w", "pose", "matrix", "camera_to_world")):
         return [c2ws]
     try:
         arr = np.asarray(c2ws, np.float64)
