@@ -35,6 +35,13 @@ class Session:
         self.diagnostics.extend(r.diagnostics)
         return r
 
+    def add_result(self, r: ModelResult) -> ModelResult:
+        """Add a result scored elsewhere (the window scores on a worker thread)."""
+        r.model = self._unique_name(r.model)
+        self.results.append(r)
+        self.diagnostics.extend(r.diagnostics)
+        return r
+
     def leaderboard(self) -> dict:
         return leaderboard(self.release, self.results)
 
