@@ -113,6 +113,7 @@ def main() -> None:
         load_s = time.perf_counter() - t
     t = time.perf_counter()
     caster = Raycaster(mesh)
+    caster.cast(np.array([[0, 0, 10, 0, 0, -1]], np.float32))    # open3d builds the BVH on first use
     bvh_s = time.perf_counter() - t
     print(f"scene: {len(mesh.triangles)} triangles, {len(mesh.instance_ids)} instances; "
           f"load {load_s * 1000:.0f} ms, BVH {bvh_s * 1000:.0f} ms")
