@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from viewer.core import answers as A
@@ -86,3 +87,19 @@ def test_every_status_has_an_explanation():
              A.LETTER_OUT_OF_RANGE, A.NOT_FINITE, A.OUT_OF_RANGE}
     assert codes == set(A.STATUS_TEXT)
     assert len(set(A.STATUS_TEXT.values())) == len(codes)
+
+
+@pytest.mark.parametrize("at", list(AnswerType))
+def test_parse_many_agrees_with_parse_answer(at):
+    raws = ["-134", "\u2212120\u00b0", "about 3.5 m", "", None, "left", "nan", 12, float("nan"),
+            "<point>391 698</point>", "x=450, y=780", "C", "(B)", "Answer: D", "E", "either B or C",
+            "The answer is A", ["a", "list"], "--5", "-.5", "5.", "1.2.3", "\u00b2", "1e5", "-0"]
+    opts = [4] * len(raws)
+    values, statuses = A.parse_many(raws, at, opts)
+    for j, r in enumerate(raws):
+        p = A.parse_answer(r, at, 4)
+        assert statuses[j] == p.status, r
+        if p.ok:
+            assert tuple(np.atleast_1d(values[j])) == pytest.approx(tuple(np.atleast_1d(p.value))), r
+        else:
+            assert np.isnan(values[j]).all(), r

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .tasks import AnswerType
 
 # Status codes. OK is the only one that is scored on its merits.
@@ -150,6 +152,85 @@ def parse_answer(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parse
     if answer_type is AnswerType.POINT:
         return parse_point(raw)
     return parse_number(raw)
+
+
+# Bound on remembered parses, so a huge release cannot grow the cache without end.
+CACHE_LIMIT = 200_000
+
+
+def parse_many(raws: list, answer_type: AnswerType, n_options: list[int] | None = None,
+               cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
+    """parse_answer over a list: values ((n,) or (n, 2) for points, NaN if unparsed) and statuses.
+
+    Same results as calling parse_answer on each item; the common cases (a
+    string with a number, a <point> tag, a repeated letter) take a fast path
+    because scoring a leaderboard parses tens of thousands of answers.
+    `cache` (a dict the caller keeps, e.g. across models) remembers parses of
+    angle/distance/choice answers, which repeat a lot ("90", "2.5", "C").
+    """
+    n = len(raws)
+    statuses = [OK] * n
+    nan = math.nan
+    if answer_type is AnswerType.POINT:
+        xs, ys = [nan] * n, [nan] * n
+        search = _POINT_RE.search
+        for j, r in enumerate(raws):
+            m = search(r) if type(r) is str else None
+            if m:
+                sx, x, sy, y = m.groups()
+                xs[j] = -float(x) if sx else float(x)
+                ys[j] = -float(y) if sy else float(y)
+                continue
+            p = parse_point(r)
+            statuses[j] = p.status
+            if p.status == OK:
+                xs[j], ys[j] = p.value
+        return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(n, 2), statuses
+    values = [nan] * n
+    if cache is None or len(cache) > CACHE_LIMIT:
+        cache = {}
+    if answer_type is AnswerType.CHOICE:
+        for j, r in enumerate(raws):
+            k = n_options[j] if n_options is not None else 4
+            key = (r, k) if isinstance(r, (str, int, float)) else None
+            p = cache.get(key) if key is not None else None
+            if p is None:
+                p = parse_choice(r, k)
+                if key is not None:
+                    cache[key] = p
+            statuses[j] = p.status
+            if p.status == OK:
+                values[j] = p.value
+        return np.array(values, float), statuses
+    search = _NUM_RE.search
+    get = cache.get
+    for j, r in enumerate(raws):
+        hit = get(r) if type(r) is str else None
+        if hit is not None:
+            values[j] = hit
+            continue
+        if type(r) is not str:
+            m = None
+        elif r.lstrip("-").replace(".", "", 1).isdecimal():
+            # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
+            try:
+                values[j] = cache[r] = float(r)
+                continue
+            except ValueError:
+                m = search(r)
+        else:
+            m = search(r)
+        if m:
+            sign, digits = m.groups()
+            values[j] = -float(digits) if sign else float(digits)
+            if type(r) is str:
+                cache[r] = values[j]
+            continue
+        p = parse_number(r)
+        statuses[j] = p.status
+        if p.status == OK:
+            values[j] = p.value
+    return np.array(values, float), statuses
 
 
 def parse_ground_truth(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:

@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import answers
-from .answers import MISSING, OK, parse_answer
+from .answers import MISSING, OK, parse_many
 from .diagnostics import Diagnostics
 from .predictions import PredictionSet
 from .release import Release
@@ -62,13 +61,17 @@ def average(columns: dict[str, float | None]) -> float | None:
     return float(np.mean(vals)) if vals else None
 
 
-def evaluate(release: Release, preds: PredictionSet) -> ModelResult:
+def evaluate(release: Release, preds: PredictionSet,
+             parse_cache: dict[AnswerType, dict] | None = None) -> ModelResult:
+    """Score one model. Pass the same `parse_cache` when scoring several models:
+    their answers repeat, and each distinct one is then parsed once."""
     n = len(release)
     raw: list[Any] = [None] * n
     present = np.zeros(n, bool)
     unknown = []
+    index = release.index
     for key, value in preds.raw.items():
-        i = release.index.get(key)
+        i = index.get(key)
         if i is None and preds.positional and key.isdigit() and int(key) < n:
             i = int(key)
         if i is None:
@@ -80,26 +83,20 @@ def evaluate(release: Release, preds: PredictionSet) -> ModelResult:
     status = np.full(n, MISSING, dtype=object)
     value = np.full(n, np.nan)
     point = np.full((n, 2), np.nan)
-    cache: dict[tuple, answers.Parsed] = {}
-    for i in np.flatnonzero(present):
-        q = release.questions[i]
-        at = q.answer_type
-        if at is None:
-            status[i] = "unscored"
+    types = answer_types(release)
+    status[present & (types < 0)] = "unscored"
+    for code, at in enumerate(AnswerType):
+        idx = np.flatnonzero(present & (types == code))
+        if not len(idx):
             continue
-        r = raw[i]
-        key = (at, q.n_options, r) if isinstance(r, (str, int, float)) else None
-        p = cache.get(key) if key is not None else None
-        if p is None:
-            p = parse_answer(r, at, q.n_options)
-            if key is not None:
-                cache[key] = p
-        status[i] = p.status
-        if p.ok:
-            if at is AnswerType.POINT:
-                point[i] = p.value
-            else:
-                value[i] = p.value
+        cache = None if parse_cache is None else parse_cache.setdefault(at, {})
+        vals, stats = parse_many([raw[i] for i in idx.tolist()], at,
+                                 release.n_options[idx].tolist(), cache)
+        status[idx] = stats
+        if at is AnswerType.POINT:
+            point[idx] = vals
+        else:
+            value[idx] = vals
 
     score, error = score_all(release, value, point)
     diags = Diagnostics()
@@ -164,8 +161,8 @@ def random_baseline(release: Release) -> dict[str, float | None]:
         elif c.answer_type is AnswerType.ANGLE:
             out[c.key] = 100 * random_angle_score()
         elif c.answer_type is AnswerType.CHOICE:
-            opts = [release.questions[j].n_options for j in np.flatnonzero(m)]
-            out[c.key] = float(100 * np.mean([random_choice_score(k) for k in opts]))
+            opts = release.n_options[m & ~np.isnan(release.truth_value)]
+            out[c.key] = float(100 * np.mean([random_choice_score(int(k)) for k in opts]))
         else:
             out[c.key] = float(100 * random_distance_score(t, float(t.max())).mean())
     return out

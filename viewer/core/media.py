@@ -40,15 +40,34 @@ class MediaIndex:
         exists = self._exists(path)
         return MediaRef(declared, path, exists, None if exists else "file not found")
 
+    def check(self, declared: str, base_dir: str) -> str | None:
+        """Why `declared` cannot be shown, or None when the file is there.
+
+        The hot path of loading a large release: plain relative paths (no
+        "..", the common case) skip normalisation entirely.
+        """
+        if isinstance(declared, str) and declared and not declared.startswith(("/", "\\")) \
+                and ".." not in declared and "\\" not in declared and ":" not in declared:
+            folder, _, name = (base_dir + "/" + declared).rpartition("/")
+            listing = self._listings.get(folder)
+            if listing is None:
+                listing = self._listing(folder)
+            return None if name in listing else "file not found"
+        return self.resolve(declared, base_dir).problem
+
+    def _listing(self, folder: str) -> frozenset[str]:
+        try:
+            listing = frozenset(e.name for e in os.scandir(folder) if not e.is_dir())
+        except OSError:
+            listing = frozenset()
+        self._listings[folder] = listing
+        return listing
+
     def _exists(self, path: str) -> bool:
         folder, name = os.path.split(path)
         listing = self._listings.get(folder)
         if listing is None:
-            try:
-                listing = frozenset(e.name for e in os.scandir(folder) if not e.is_dir())
-            except OSError:
-                listing = frozenset()
-            self._listings[folder] = listing
+            listing = self._listing(folder)
         return name in listing
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .diagnostics import Diagnostics, UserError
-from .textio import iter_json_lines, parse_json_document, read_text
+from .textio import no_gc, read_json_lines, parse_json_document, read_text
 
 UID_KEYS = ("uid", "id", "question_id")
 PREDICTION_KEYS = ("prediction", "response", "output", "text", "answer")
@@ -55,6 +55,11 @@ def load_predictions(path: str | Path) -> list[PredictionSet]:
     path = Path(path).expanduser()
     if not path.is_file():
         raise UserError(f"{path}: no such prediction file")
+    with no_gc():
+        return _load(path)
+
+
+def _load(path: Path) -> list[PredictionSet]:
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
         return [_load_xlsx(path)]
@@ -85,7 +90,30 @@ def _default_model(path: Path) -> str:
 
 
 def _load_jsonl(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]:
-    return _from_records(path, iter_json_lines(text, path, diags), diags)
+    numbers, values = read_json_lines(text, path, diags)
+    plain = _plain_records(path, numbers, values)
+    if plain is not None:
+        return [plain]
+    return _from_records(path, zip(numbers, values), diags)
+
+
+def _plain_records(path: Path, numbers: list[int], values: list[Any]) -> PredictionSet | None:
+    """The common file, all plain {"uid", "prediction"} lines, in one sweep; else None."""
+    if not all(type(r) is dict and "uid" in r and "prediction" in r and "model" not in r
+               and type(r["uid"]) is str and r["uid"] for r in values):
+        return None
+    s = PredictionSet(_default_model(path), str(path))
+    s.raw = {r["uid"]: r["prediction"] for r in values}
+    if len(s.raw) < len(values):                 # duplicates: report them with their lines
+        first: dict[str, int] = {}
+        for n, r in zip(numbers, values):
+            uid = r["uid"]
+            if uid in first:
+                s.diagnostics.warning(f"duplicate prediction for {uid!r} (first at line {first[uid]}); "
+                                      "the last one wins", path, n)
+            else:
+                first[uid] = n
+    return s
 
 
 def _load_json(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -19,7 +20,7 @@ from .answers import Parsed, parse_ground_truth
 from .diagnostics import Diagnostics, UserError
 from .media import MediaIndex, MediaRef
 from .tasks import COLUMNS, UNKNOWN_COLUMN, AnswerType, Column, column_index
-from .textio import iter_json_lines, parse_json_document, read_text
+from .textio import no_gc, read_json_lines, parse_json_document, read_text
 from .uid import parse_uid
 
 ROOT_FILES = ("questions.jsonl", "questions.json")
@@ -92,20 +93,50 @@ class Question:
         return None
 
 
+class QuestionList(Sequence):
+    """The release's questions, built on first access.
+
+    A training-set release has 200,000 records; building every Question (and
+    resolving every image) up front would dominate loading, while a session
+    looks at a few hundred. The columnar arrays on Release cover the bulk work.
+    """
+
+    def __init__(self, records: list[dict], where: list[tuple[str, int | None]],
+                 base_dirs: list[str], media: MediaIndex):
+        self._records, self._where, self._base, self._media = records, where, base_dirs, media
+        self._built: list[Question | None] = [None] * len(records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        q = self._built[i]
+        if q is None:
+            source, line = self._where[i]
+            q = self._built[i] = _question(self._records[i], source, line, self._base[i], self._media)
+        return q
+
+
 @dataclass
 class Release:
     root: Path
-    questions: list[Question]
+    questions: QuestionList
     diagnostics: Diagnostics
     layout: str                                 # which of the layouts it used
-    index: dict[str, int] = field(default_factory=dict)
-    # Columnar ground truth for vectorised scoring; NaN where it does not parse.
-    column: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
-    truth_value: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    truth_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    index: dict[str, int]
+    uids: list[str]
+    scene_of: list[str]                         # per question
+    # Columnar per-question data for vectorised work; NaN where the truth does not parse.
+    column: np.ndarray                          # index into tasks.COLUMNS, -1 = unknown task
+    truth_value: np.ndarray                     # angle, distance or option index
+    truth_point: np.ndarray                     # (n, 2) normalised map point
+    n_options: np.ndarray                       # option count of choice questions
+    missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
 
     def __len__(self) -> int:
-        return len(self.questions)
+        return len(self.uids)
 
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)
@@ -113,18 +144,18 @@ class Release:
 
     @property
     def scenes(self) -> list[str]:
-        return sorted({q.scene for q in self.questions}, key=_natural_key)
+        return sorted(set(self.scene_of), key=natural_key)
 
     def missing_media(self) -> list[tuple[Question, MediaRef]]:
         out = []
-        for q in self.questions:
-            for m in ([q.video] if q.video else []) + q.images:
-                if not m.exists:
-                    out.append((q, m))
+        for i, kind, declared, _ in self.missing:
+            q = self.questions[i]
+            refs = [q.video] if kind == "video" else q.images
+            out.extend((q, m) for m in refs if m is not None and m.declared == declared)
         return out
 
 
-def load_release(path: str | Path, progress=None) -> Release:
+def load_release(path: str | Path) -> Release:
     """Read a release; raises UserError only when nothing can be read at all."""
     root = Path(path).expanduser()
     if not root.exists():
@@ -146,37 +177,84 @@ def load_release(path: str | Path, progress=None) -> Release:
     if not files:
         raise UserError(f"{root}: no questions.jsonl, questions.json or question.json found")
 
+    with no_gc():
+        return _load(root_dir, files, layout, diags)
+
+
+def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) -> Release:
     media = MediaIndex(str(root_dir))
-    questions: list[Question] = []
+    records: list[dict] = []
+    where: list[tuple[str, int | None]] = []
+    base_dirs: list[str] = []
     index: dict[str, int] = {}
-    for k, f in enumerate(files):
-        base_dir = str(f.parent) if layout == "question-folders" else str(root_dir)
+    for f in files:
+        base_dir = (os.path.normpath(os.path.abspath(f.parent)) if layout == "question-folders"
+                    else media.root)
+        source = str(f)
         for rec, line in _records(f, diags):
-            q = _question(rec, f, line, base_dir, media, diags)
-            if q is None:
+            if not _valid_record(rec, source, line, diags):
                 continue
-            if q.uid in index:
-                prev = questions[index[q.uid]]
-                diags.warning(f"duplicate uid {q.uid!r} (first at {_where(prev)}); the last one wins",
-                              f, line)
-                questions[index[q.uid]] = q
+            uid = rec["uid"]
+            at = index.get(uid)
+            shown_line = line if line and line > 0 else None
+            if at is not None:
+                prev_source, prev_line = where[at]
+                prev = f"{prev_source}:{prev_line}" if prev_line else prev_source
+                diags.warning(f"duplicate uid {uid!r} (first at {prev}); the last one wins",
+                              source, shown_line)
+                records[at], where[at], base_dirs[at] = rec, (source, shown_line), base_dir
             else:
-                index[q.uid] = len(questions)
-                questions.append(q)
-        if progress is not None:
-            progress(k + 1, len(files))
-    release = Release(root_dir, questions, diags, layout, index)
-    _fill_columns(release)
-    _report(release)
+                index[uid] = len(records)
+                records.append(rec)
+                where.append((source, shown_line))
+                base_dirs.append(base_dir)
+
+    n = len(records)
+    uids = [r["uid"] for r in records]
+    scene_of = [r["scene"] if isinstance(r.get("scene"), str) else "" for r in records]
+    column = np.full(n, UNKNOWN_COLUMN, np.int16)
+    value = np.full(n, np.nan)
+    point = np.full((n, 2), np.nan)
+    n_options = np.full(n, 4, np.int16)
+    col_of_task: dict[str, int] = {}
+    truth_cache: dict[tuple, Parsed] = {}
+    bad_truth: list[int] = []
+    unknown_tasks: dict[str, int] = {}
+    for i, rec in enumerate(records):
+        task = rec["task"]
+        c = col_of_task.get(task)
+        if c is None:
+            c = col_of_task[task] = column_index(task)
+        column[i] = c
+        if c == UNKNOWN_COLUMN:
+            unknown_tasks[task] = unknown_tasks.get(task, 0) + 1
+            continue
+        images = rec.get("images")
+        k = len(images) if isinstance(images, list) and images else 4
+        n_options[i] = k
+        answer = rec.get("answer")
+        key = (c, k, answer) if isinstance(answer, (str, int, float)) else None
+        p = truth_cache.get(key) if key is not None else None
+        if p is None:
+            p = parse_ground_truth(answer, COLUMNS[c].answer_type, k)
+            if key is not None:
+                truth_cache[key] = p
+        if not p.ok:
+            bad_truth.append(i)
+        elif isinstance(p.value, tuple):
+            point[i] = p.value
+        else:
+            value[i] = p.value
+
+    release = Release(root_dir, QuestionList(records, where, base_dirs, media), diags, layout,
+                      index, uids, scene_of, column, value, point, n_options,
+                      _check_media(records, base_dirs, media))
+    _report(release, unknown_tasks, bad_truth)
     return release
 
 
-def _natural_key(s: str):
+def natural_key(s: str):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
-def _where(q: Question) -> str:
-    return f"{q.source}:{q.line}" if q.line else q.source
 
 
 def _find_question_files(root: Path) -> list[Path]:
@@ -188,73 +266,85 @@ def _find_question_files(root: Path) -> list[Path]:
     return out
 
 
-def _records(path: Path, diags: Diagnostics) -> Iterable[tuple[dict, int | None]]:
+def _records(path: Path, diags: Diagnostics) -> Iterable[tuple[Any, int | None]]:
     try:
         text = read_text(path, diags)
     except UserError as e:
         diags.error(str(e).split(": ", 1)[-1], path)
         return
     if path.suffix == ".jsonl":
-        for line, rec in iter_json_lines(text, path, diags):
-            yield rec, line
+        numbers, values = read_json_lines(text, path, diags)
+        yield from zip(values, numbers)
         return
     doc = parse_json_document(text, path, diags)
     if doc is None:
         return
     if isinstance(doc, list):                      # questions.json: a list of records
+        # Negative "lines" are 1-based record numbers inside the list.
         for i, rec in enumerate(doc):
             yield rec, None if len(doc) == 1 else -(i + 1)
     else:
         yield doc, None
 
 
-def _question(rec: Any, path: Path, line: int | None, base_dir: str, media: MediaIndex,
-              diags: Diagnostics) -> Question | None:
-    # Negative "lines" are 1-based record numbers inside a JSON list.
-    where = dict(file=path, line=line if line and line > 0 else None)
+def _valid_record(rec: Any, source: str, line: int | None, diags: Diagnostics) -> bool:
     label = f"record {-line}: " if line and line < 0 else ""
+    at = dict(file=source, line=line if line and line > 0 else None)
     if not isinstance(rec, dict):
-        diags.error(f"{label}a question must be a JSON object, got {type(rec).__name__}", **where)
-        return None
+        diags.error(f"{label}a question must be a JSON object, got {type(rec).__name__}", **at)
+        return False
     uid, task = rec.get("uid"), rec.get("task")
     if not isinstance(uid, str) or not uid:
-        diags.error(f"{label}question without a 'uid' string; skipped", **where)
-        return None
+        diags.error(f"{label}question without a 'uid' string; skipped", **at)
+        return False
     if not isinstance(task, str) or not task:
-        diags.error(f"{label}question {uid!r} has no 'task'; skipped", **where)
-        return None
-    col = column_index(task)
-    if col == UNKNOWN_COLUMN:
-        diags.warning(f"{label}question {uid!r}: task {task!r} is not one of the 12 GST-Bench "
-                      "tasks; kept out of the leaderboard", **where)
-    column = COLUMNS[col] if col != UNKNOWN_COLUMN else None
+        diags.error(f"{label}question {uid!r} has no 'task'; skipped", **at)
+        return False
+    return True
 
+
+def _check_media(records: list[dict], base_dirs: list[str], media: MediaIndex
+                 ) -> list[tuple[int, str, str, str]]:
+    """Every referenced file that is missing or refused, in one pass."""
+    missing = []
+    check = media.check
+    for i, rec in enumerate(records):
+        base = base_dirs[i]
+        vp = rec.get("copied_video_path")
+        if vp is not None:
+            why = check(vp, base)
+            if why:
+                missing.append((i, "video", str(vp), why))
+        images = rec.get("images")
+        if isinstance(images, list):
+            for im in images:
+                cp = im.get("copied_path", "") if isinstance(im, dict) else ""
+                why = check(cp, base)
+                if why:
+                    missing.append((i, "image", str(cp), why))
+    return missing
+
+
+def _question(rec: dict, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
+    uid, task = rec["uid"], rec["task"]
+    col = column_index(task)
+    column = COLUMNS[col] if col != UNKNOWN_COLUMN else None
     texts = rec.get("texts") or []
     if not isinstance(texts, list):
-        texts = [str(texts)]
+        texts = [texts]
     texts = [t if isinstance(t, str) else str(t) for t in texts]
-
-    video = None
     vp = rec.get("copied_video_path")
-    if vp is not None:
-        video = media.resolve(vp, base_dir)
+    video = media.resolve(vp, base_dir) if vp is not None else None
     images = []
-    raw_images = rec.get("images") or []
+    raw_images = rec.get("images")
     if isinstance(raw_images, list):
         entries = [im for im in raw_images if isinstance(im, dict)]
         if all(isinstance(im.get("index"), (int, float)) for im in entries):
             entries.sort(key=lambda im: im["index"])
         images = [media.resolve(im.get("copied_path", ""), base_dir) for im in entries]
-        if len(entries) != len(raw_images):
-            diags.warning(f"{label}question {uid!r}: {len(raw_images) - len(entries)} image "
-                          "entries are not objects; ignored", **where)
-
     answer = rec.get("answer")
-    if column is None:
-        truth = Parsed(None, "unknown_task")
-    else:
-        truth = parse_ground_truth(answer, column.answer_type, len(images) or 4)
-
+    truth = (parse_ground_truth(answer, column.answer_type, len(images) or 4) if column
+             else Parsed(None, "unknown_task"))
     meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
     parts = parse_uid(uid, task, bool(column and column.has_target))
     scene = rec.get("scene") if isinstance(rec.get("scene"), str) else (parts.scene or "")
@@ -265,7 +355,7 @@ def _question(rec: Any, path: Path, line: int | None, base_dir: str, media: Medi
         viewpoint=_str_or(meta.get("viewpoint"), parts.viewpoint),
         video_id=_str_or(meta.get("video"), parts.video),
         topdown=_str_or(meta.get("topdown"), None),
-        source=str(path), line=line if line and line > 0 else None,
+        source=source, line=line,
     )
 
 
@@ -273,29 +363,25 @@ def _str_or(value: Any, default: str | None) -> str | None:
     return value if isinstance(value, str) and value else default
 
 
-def _fill_columns(release: Release) -> None:
-    n = len(release.questions)
-    column = np.full(n, UNKNOWN_COLUMN, np.int16)
-    value = np.full(n, np.nan)
-    point = np.full((n, 2), np.nan)
-    for i, q in enumerate(release.questions):
-        column[i] = q.column_index
-        if q.truth.ok:
-            v = q.truth.value
-            if isinstance(v, tuple):
-                point[i] = v
-            else:
-                value[i] = v
-    release.column, release.truth_value, release.truth_point = column, value, point
+# Beyond this many, problems of one kind are summarised rather than listed.
+REPORT_LIMIT = 50
 
 
-def _report(release: Release) -> None:
+def _report(release: Release, unknown_tasks: dict[str, int], bad_truth: list[int]) -> None:
     d = release.diagnostics
-    for q in release.questions:
-        if q.column is not None and not q.truth.ok:
-            d.error(f"question {q.uid!r}: ground truth {q.answer_raw!r} is not a valid "
-                    f"{q.column.answer_type.value} answer ({q.truth.status})", q.source, q.line)
-    missing = release.missing_media()
-    for q, m in missing:
-        kind = "video" if m is q.video else "image"
-        d.warning(f"question {q.uid!r}: {kind} {m.declared!r}: {m.problem}", q.source, q.line)
+    for task, count in unknown_tasks.items():
+        d.warning(f"task {task!r} ({count} questions) is not one of the 12 GST-Bench tasks; "
+                  "kept out of the leaderboard", release.root)
+    for i in bad_truth[:REPORT_LIMIT]:
+        q = release.questions[i]
+        d.error(f"question {q.uid!r}: ground truth {q.answer_raw!r} is not a valid "
+                f"{q.column.answer_type.value} answer ({q.truth.status})", q.source, q.line)
+    if len(bad_truth) > REPORT_LIMIT:
+        d.error(f"... and {len(bad_truth) - REPORT_LIMIT} more questions with invalid ground truth",
+                release.root)
+    for i, kind, declared, why in release.missing[:REPORT_LIMIT]:
+        source, line = release.questions._where[i]
+        d.warning(f"question {release.uids[i]!r}: {kind} {declared!r}: {why}", source, line)
+    if len(release.missing) > REPORT_LIMIT:
+        d.warning(f"... and {len(release.missing) - REPORT_LIMIT} more missing media files",
+                  release.root)

@@ -16,6 +16,7 @@ class Session:
     release: Release
     results: list[ModelResult] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    parse_cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def models(self) -> list[str]:
@@ -30,7 +31,7 @@ class Session:
 
     def add_prediction_set(self, s: PredictionSet) -> ModelResult:
         s.model = self._unique_name(s.model)
-        r = evaluate(self.release, s)
+        r = evaluate(self.release, s, self.parse_cache)
         self.results.append(r)
         self.diagnostics.extend(r.diagnostics)
         return r

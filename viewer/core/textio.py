@@ -1,10 +1,12 @@
 """Reading user text files defensively: size cap, encoding, JSON with line numbers."""
 from __future__ import annotations
 
+import gc
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .diagnostics import Diagnostics, UserError
 
@@ -52,27 +54,47 @@ def parse_json_document(text: str, path: Path, diags: Diagnostics) -> Any | None
         return None
 
 
-def iter_json_lines(text: str, path: Path, diags: Diagnostics) -> Iterator[tuple[int, Any]]:
-    """(line number, value) for every non-blank line that parses.
+def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int], list[Any]]:
+    """Line numbers and values of every non-blank line that parses.
 
     Fast path: the whole file as one JSON array (one C-level parse instead
     of one per line); only when that fails do we go line by line to find
     and report the bad lines.
     """
     lines = text.splitlines()
-    numbered = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip()]
-    if not numbered:
+    numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
+    if not numbers:
         diags.error("file is empty", path)
-        return
+        return [], []
+    if len(numbers) < len(lines):
+        lines = [lines[i - 1] for i in numbers]
     try:
-        values = json.loads("[" + ",".join(ln for _, ln in numbered) + "]")
-        if len(values) == len(numbered):
-            yield from zip((n for n, _ in numbered), values)
-            return
+        values = json.loads("[" + ",".join(lines) + "]")
+        if len(values) == len(numbers):
+            return numbers, values
     except (json.JSONDecodeError, RecursionError):
         pass
-    for n, ln in numbered:
+    good_numbers, values = [], []
+    for n, ln in zip(numbers, lines):
         try:
-            yield n, json.loads(ln)
+            values.append(json.loads(ln))
+            good_numbers.append(n)
         except json.JSONDecodeError as e:
             diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, n)
+    return good_numbers, values
+
+
+@contextmanager
+def no_gc():
+    """Pause the cyclic garbage collector while building many small containers.
+
+    Loading creates millions of dicts and lists that are all alive at the
+    end; the collector would otherwise scan them again and again for nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
