@@ -8,6 +8,7 @@ returns is directly the depth along the optical axis.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -87,6 +88,9 @@ class Raycaster:
                                    background]),
         }
         self._rays_cache: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        # render_view reuses its ray buffer: a fresh 8 MB array costs page faults
+        # every frame. Per thread, so that render workers never share one.
+        self._scratch = threading.local()
 
     # -- rays -------------------------------------------------------------
     def _pixel_grid(self, intrinsics: Any, stride: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,14 +118,16 @@ class Raycaster:
         return len(b), len(a)
 
     def camera_rays(self, c2ws: Any, intrinsics: Any, stride: int = 1, *,
-                    convention: str = "opencv") -> np.ndarray:
+                    convention: str = "opencv", out: np.ndarray | None = None) -> np.ndarray:
         """(F, h*w, 6) float32 world rays [origin, direction] of F poses (a single pose: F = 1).
 
         Directions have camera-frame z = 1, so a hit distance is the depth along the optical axis.
+        `out`, if given, is a float32 buffer of exactly F*h*w*6 values to fill.
         """
         poses = np.asarray([as_pose(p, convention) for p in _pose_list(c2ws)], np.float64)
         a, b, _ = self._pixel_grid(intrinsics, stride)
-        rays = np.empty((len(poses), len(b), len(a), 6), np.float32)
+        shape = (len(poses), len(b), len(a), 6)
+        rays = np.empty(shape, np.float32) if out is None else out.reshape(shape)
         for f, m in enumerate(poses):
             r = m[:3, :3].astype(np.float32)
             rays[f, :, :, :3] = m[:3, 3]
@@ -162,7 +168,10 @@ class Raycaster:
         """Colour, depth and instance images seen from camera-to-world pose `c2w`."""
         table = self.triangle_color_table(color_by)
         h, w = self.grid_shape(intrinsics)
-        rays = self.camera_rays(c2w, intrinsics, convention=convention)[0]
+        buffer = getattr(self._scratch, "rays", None)
+        if buffer is None or buffer.size != h * w * 6:
+            buffer = self._scratch.rays = np.empty(h * w * 6, np.float32)
+        rays = self.camera_rays(c2w, intrinsics, convention=convention, out=buffer)[0]
         hit = self.cast(rays)
         depth = hit["t_hit"]
         prim = hit["primitive_ids"]
@@ -170,7 +179,11 @@ class Raycaster:
 
         # All shading on one channel, then a single multiply of the colours.
         # |cos| between ray and normal: two-sided, so mesh winding does not matter.
-        cos = np.abs(np.einsum("ij,ij->i", hit["primitive_normals"], rays[:, 3:]))
+        n = hit["primitive_normals"]
+        cos = n[:, 0] * rays[:, 3]
+        cos += n[:, 1] * rays[:, 4]
+        cos += n[:, 2] * rays[:, 5]
+        np.abs(cos, out=cos)
         cos *= self._pixel_grid(intrinsics)[2]
         shade = AMBIENT + (1.0 - AMBIENT) * cos
         shade /= 1.0 + DEPTH_FALLOFF * depth      # a miss (inf) goes to 0, reset below
