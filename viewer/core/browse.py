@@ -52,21 +52,31 @@ class BrowseIndex:
 
     def __init__(self, release: Release):
         self.release = release
-        qs = release.questions
-        self.n = len(qs)
-        scenes = sorted({q.scene for q in qs}, key=_natural_key)
+        self.n = len(release)
+        # Columnar fields only: touching release.questions would build every Question.
+        scenes = sorted(set(release.scene_of), key=_natural_key)
         self.scene_names: list[str] = scenes
         code = {s: k for k, s in enumerate(scenes)}
-        self.scene_code = np.fromiter((code[q.scene] for q in qs), np.int32, self.n)
-        uids = [q.uid for q in qs]
-        self.uid_rank = _ranks(sorted(range(self.n), key=lambda i: _natural_key(uids[i])), self.n)
+        self.scene_code = np.fromiter((code[s] for s in release.scene_of), np.int32, self.n)
+        self._uid_rank: np.ndarray | None = None
         self.column = release.column.astype(np.int32)
         # Points sort by x, then y; the other types by their value.
         tp = release.truth_point
         self.truth_key = np.where(np.isnan(release.truth_value), tp[:, 0] * 1000.0 + tp[:, 1],
                                   release.truth_value)
-        self._haystack = [f"{q.uid} {q.task} {q.target or ''}".lower() for q in qs]
+        tasks = [c.task.lower() for c in COLUMNS] + [""]
+        # The uid carries the target instance id, so searching it finds targets too.
+        self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
         self._raw_lower: dict[int, list[str]] = {}     # per ModelResult, built on first search
+
+    @property
+    def uid_rank(self) -> np.ndarray:
+        """Natural-order rank of each uid (scene2 before scene10), computed on first use."""
+        if self._uid_rank is None:
+            uids = self.release.uids
+            order = sorted(range(self.n), key=lambda i: _natural_key(uids[i]))
+            self._uid_rank = _ranks(order, self.n)
+        return self._uid_rank
 
     # ------------------------------------------------------------- filtering
     def mask(self, f: BrowseFilter, results: list[ModelResult]) -> np.ndarray:

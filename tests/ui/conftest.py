@@ -1,0 +1,53 @@
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+PREDICTIONS = {
+    "model-a": {
+        "scene46_Topdown_Selection_Easy_video_0": "C",
+        "scene16_Topdown_Selection_Medium_video_1": "A",
+        "scene1_Trajection_Selection_traject_9_4": "The answer is B.",
+        "scene2_Object_Localization_Egocentric_Direction_visual_armchair_vzhxuf_0_pos_10_orient_4_video_3": "-150",
+        "scene1_Object_Localization_Egocentric_Distance_visual_armchair_bslhmj_0_pos_2_orient_0_video_5": "9.5",
+        "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4": "<point>450 640</point>",
+    },
+    "model-b": {
+        "scene46_Topdown_Selection_Easy_video_0": "A",
+        "scene16_Topdown_Selection_Medium_video_1": "C",
+        "scene1_Trajection_Selection_traject_9_4": "I cannot determine this from the video.",
+        "scene2_Object_Localization_Egocentric_Direction_visual_armchair_vzhxuf_0_pos_10_orient_4_video_3": "45",
+        "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4": "<point>700 300</point>",
+    },
+}
+
+
+@pytest.fixture
+def prediction_files(tmp_path):
+    out = []
+    for model, answers in PREDICTIONS.items():
+        p = tmp_path / f"{model}.jsonl"
+        p.write_text("\n".join(json.dumps({"uid": u, "prediction": a}) for u, a in answers.items()) + "\n")
+        out.append(p)
+    return out
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from PyQt6.QtCore import QSettings
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from viewer.ui.app import make_app
+    make_app()
+    from viewer.ui.main_window import MainWindow
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    yield win
+    win.jobs.wait(10000)

@@ -1,0 +1,11 @@
+"""Waiting for the window's background work in GUI tests."""
+
+
+def open_release(qtbot, win, path, predictions=(), uid=None):
+    with qtbot.waitSignal(win.sessionLoaded, timeout=60000):
+        win.open_release(path, predictions, uid)
+    settle(qtbot, win)
+
+
+def settle(qtbot, win, timeout=30000):
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=timeout)

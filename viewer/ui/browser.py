@@ -1,0 +1,349 @@
+"""The sample browser: a table of questions over the core's arrays, with filters.
+
+The table model holds one index array (the visible questions, in display
+order) and formats only the cells Qt asks for, so 200,000 questions scroll
+as smoothly as 20. Filtering and sorting are `viewer.core.browse`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QBrush
+from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView,
+                             QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget)
+
+from ..core import browse
+from ..core.browse import BrowseFilter, BrowseIndex
+from ..core.session import Session
+from ..core.tasks import COLUMNS
+from . import style
+
+_FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
+_PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
+
+
+class QuestionTableModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.session: Session | None = None
+        self.index_: BrowseIndex | None = None
+        self.rows = np.zeros(0, np.int64)
+        self.sort_key: str | tuple[str, int] = "row"
+        self.descending = False
+
+    # ---------------------------------------------------------------- data
+    def set_session(self, session: Session | None, index: BrowseIndex | None) -> None:
+        self.beginResetModel()
+        self.session, self.index_ = session, index
+        self.rows = np.arange(len(session.release), dtype=np.int64) if session else np.zeros(0, np.int64)
+        self.sort_key, self.descending = "row", False
+        self.endResetModel()
+
+    def set_rows(self, rows: np.ndarray) -> None:
+        self.beginResetModel()
+        self.rows = self._sorted(np.asarray(rows, np.int64))
+        self.endResetModel()
+
+    def key_of_column(self, col: int) -> str | tuple[str, int]:
+        if col < len(_FIXED):
+            return _FIXED[col][1]
+        m, k = divmod(col - len(_FIXED), len(_PER_MODEL))
+        return (_PER_MODEL[k][1], m)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if self.session is None:
+            return
+        self.layoutAboutToBeChanged.emit()
+        self.sort_key = self.key_of_column(column)
+        self.descending = order == Qt.SortOrder.DescendingOrder
+        self.rows = self._sorted(self.rows)
+        self.layoutChanged.emit()
+
+    def _sorted(self, rows: np.ndarray) -> np.ndarray:
+        if self.session is None or (self.sort_key == "row" and not self.descending):
+            return np.sort(rows)
+        return self.index_.sort(rows, self.sort_key, self.descending, self.session.results)
+
+    def position_of(self, question: int) -> int:
+        hit = np.flatnonzero(self.rows == question)
+        return int(hit[0]) if len(hit) else -1
+
+    # ------------------------------------------------------------- Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        if parent.isValid() or self.session is None:
+            return 0
+        return len(_FIXED) + len(_PER_MODEL) * len(self.session.results)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or self.session is None:
+            return None
+        key = self.key_of_column(section)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if isinstance(key, str):
+                return _FIXED[section][0]
+            return f"{_short(self.session.results[key[1]].model)}\n{key[0]}"
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
+            return f"{self.session.results[key[1]].model}: {key[0]}"
+        if role == Qt.ItemDataRole.ForegroundRole and isinstance(key, tuple):
+            return QBrush(style.model_color(key[1]).darker(130))
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self.session is None:
+            return None
+        i = int(self.rows[index.row()])
+        key = self.key_of_column(index.column())
+        rel = self.session.release
+        if role == Qt.ItemDataRole.DisplayRole:
+            if key == "row":
+                return str(i + 1)
+            if key == "uid":
+                return rel.questions[i].uid
+            if key == "scene":
+                return rel.questions[i].scene
+            if key == "column":
+                return browse.column_label(int(rel.column[i]))
+            if key == "truth":
+                return browse.truth_text(rel, i)
+            name, m = key
+            r = self.session.results[m]
+            if name == "answer":
+                return browse.answer_text(r, rel, i)
+            if name == "error":
+                return browse.error_text(r, rel, i)
+            return browse.score_text(r, i)
+        if role == Qt.ItemDataRole.BackgroundRole and isinstance(key, tuple) and key[0] == "score":
+            s = float(self.session.results[key[1]].score[i])
+            return None if np.isnan(s) else QBrush(style.score_color(s))
+        if role == Qt.ItemDataRole.ForegroundRole and key == "truth":
+            return QBrush(style.TRUTH.darker(120))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if key == "uid":
+                return rel.questions[i].uid
+            if isinstance(key, tuple):
+                r = self.session.results[key[1]]
+                raw = r.raw[i]
+                return f"{r.model}: {browse.status_text(r, i)}\n{'' if raw is None else str(raw)[:500]}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and (key in ("row", "truth") or isinstance(key, tuple)):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def _short(name: str, n: int = 14) -> str:
+    return name if len(name) <= n else name[: n - 1] + "…"
+
+
+class BrowserPanel(QWidget):
+    """Filters above the question table; emits the question the user selects."""
+    questionSelected = pyqtSignal(int)
+    message = pyqtSignal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.session: Session | None = None
+        self.index: BrowseIndex | None = None
+        self.model = QuestionTableModel(self)
+
+        self.search = QLineEdit(placeholderText="Search uid, target or model answers…")
+        self.search.setClearButtonEnabled(True)
+        self.column_box = QComboBox(toolTip="Table 1 column")
+        self.scene_box = QComboBox(toolTip="Scene")
+        self.model_box = QComboBox(toolTip="The model the score, status and n/p filters use")
+        self.status_box = QComboBox(toolTip="Which of the model's answers to show")
+        for key, text in browse.STATUS_FILTERS.items():
+            self.status_box.addItem(key, key)
+            self.status_box.setItemData(self.status_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        self.score_min = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=0.0,
+                                        prefix="score ≥ ")
+        self.score_max = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=1.0,
+                                        prefix="≤ ")
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet("color: gray")
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.setWordWrap(False)
+        # uids differ at both ends (scene ... target, view, video): keep both.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setAlternatingRowColors(True)
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vh = self.table.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(False)
+        hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+
+        top = QHBoxLayout()
+        top.addWidget(self.search, 3)
+        top.addWidget(self.column_box, 2)
+        top.addWidget(self.scene_box, 1)
+        second = QHBoxLayout()
+        second.addWidget(self.model_box, 2)
+        second.addWidget(self.status_box, 1)
+        second.addWidget(self.score_min)
+        second.addWidget(self.score_max)
+        second.addWidget(self.count_label)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addLayout(second)
+        lay.addWidget(self.table)
+
+        self._debounce = QTimer(self, singleShot=True, interval=150)
+        self._debounce.timeout.connect(self.apply_filter)
+        self.search.textChanged.connect(lambda _: self._debounce.start())
+        for w in (self.column_box, self.scene_box, self.model_box, self.status_box):
+            w.currentIndexChanged.connect(lambda _: self.apply_filter())
+        for w in (self.score_min, self.score_max):
+            w.valueChanged.connect(lambda _: self._debounce.start())
+        self._filling = False
+        self._fill_boxes()
+
+    # ------------------------------------------------------------ session
+    def set_session(self, session: Session | None) -> None:
+        self.session = session
+        self.index = BrowseIndex(session.release) if session else None
+        self.model.set_session(session, self.index)
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self._fill_boxes()
+        self._size_columns()
+        self.apply_filter()
+
+    def models_changed(self) -> None:
+        """Predictions were added: new model columns, same filter."""
+        current = self.current_question()
+        self.model.set_session(self.session, self.index)
+        self._fill_boxes(keep=True)
+        self._size_columns()
+        self.apply_filter()
+        if current is not None:
+            self.select_question(current)
+
+    def _fill_boxes(self, keep: bool = False) -> None:
+        self._filling = True
+        prev = (self.column_box.currentData(), self.scene_box.currentData(), self.model_box.currentData())
+        for box in (self.column_box, self.scene_box, self.model_box):
+            box.blockSignals(True)
+            box.clear()
+        self.column_box.addItem("All columns", None)
+        present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
+        for i, c in enumerate(COLUMNS):
+            if i in present:
+                self.column_box.addItem(f"{c.key} — {c.title}", i)
+        self.scene_box.addItem("All scenes", None)
+        for s in (self.index.scene_names if self.index else []):
+            self.scene_box.addItem(s, s)
+        self.model_box.addItem("(no model)", None)
+        for m, r in enumerate(self.session.results if self.session else []):
+            self.model_box.addItem(r.model, m)
+        if keep:
+            for box, value in zip((self.column_box, self.scene_box, self.model_box), prev):
+                k = box.findData(value)
+                box.setCurrentIndex(max(k, 0))
+        elif self.session and self.session.results:
+            self.model_box.setCurrentIndex(1)
+        for box in (self.column_box, self.scene_box, self.model_box):
+            box.blockSignals(False)
+        self._filling = False
+
+    def _size_columns(self) -> None:
+        fm = self.fontMetrics()
+        widths = {"row": 4, "uid": 22, "scene": 8, "column": 6, "truth": 10}
+        for col in range(self.model.columnCount()):
+            key = self.model.key_of_column(col)
+            chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 4, "score": 4}[key[0]]
+            self.table.setColumnWidth(col, fm.horizontalAdvance("0" * chars) + 10)
+
+    # ------------------------------------------------------------- filters
+    def current_filter(self) -> BrowseFilter:
+        col = self.column_box.currentData()
+        scene = self.scene_box.currentData()
+        return BrowseFilter(
+            columns=None if col is None else frozenset({col}),
+            scenes=None if scene is None else frozenset({scene}),
+            model=self.model_box.currentData(),
+            score_min=self.score_min.value(), score_max=self.score_max.value(),
+            status=self.status_box.currentData(), text=self.search.text())
+
+    def set_filter(self, column: int | None = ..., model: int | None = ..., scene: str | None = ...,
+                   status: str | None = None, text: str | None = None) -> None:
+        """Set some filters at once (a leaderboard click); `...` leaves one as it is."""
+        self._filling = True
+        if column is not ...:
+            self.column_box.setCurrentIndex(max(self.column_box.findData(column), 0))
+        if model is not ...:
+            self.model_box.setCurrentIndex(max(self.model_box.findData(model), 0))
+        if scene is not ...:
+            self.scene_box.setCurrentIndex(max(self.scene_box.findData(scene), 0))
+        if status is not None:
+            self.status_box.setCurrentIndex(max(self.status_box.findData(status), 0))
+        if text is not None:
+            self.search.setText(text)
+        self._filling = False
+        self.apply_filter()
+
+    def apply_filter(self) -> None:
+        if self._filling or self.session is None:
+            return
+        current = self.current_question()
+        f = self.current_filter()
+        self.model.set_rows(self.index.rows(f, self.session.results))
+        n, total = len(self.model.rows), len(self.session.release)
+        self.count_label.setText(f"{n:,} of {total:,}")
+        if current is not None and self.model.position_of(current) >= 0:
+            self.select_question(current)
+        elif n:
+            self.select_position(0)
+
+    # ---------------------------------------------------------- selection
+    def current_question(self) -> int | None:
+        r = self.table.currentIndex().row()
+        return int(self.model.rows[r]) if 0 <= r < len(self.model.rows) else None
+
+    def current_position(self) -> int:
+        return self.table.currentIndex().row()
+
+    def select_position(self, pos: int) -> None:
+        if not 0 <= pos < self.model.rowCount():
+            return
+        idx = self.model.index(pos, 1)
+        self.table.setCurrentIndex(idx)
+        self.table.scrollTo(idx, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def select_question(self, question: int) -> bool:
+        pos = self.model.position_of(question)
+        if pos < 0:
+            return False
+        self.select_position(pos)
+        return True
+
+    def step(self, delta: int) -> None:
+        pos = self.current_position()
+        self.select_position(min(max(pos + delta, 0), self.model.rowCount() - 1))
+
+    def step_failure(self, direction: int) -> None:
+        m = self.model_box.currentData()
+        if self.session is None or m is None:
+            self.message.emit("choose a model in the browser to step through its failures")
+            return
+        score = self.session.results[m].score
+        pos = browse.step_failure(self.model.rows, score, self.current_position(), direction)
+        if pos is None:
+            where = "after" if direction > 0 else "before"
+            self.message.emit(f"no failure of {self.session.results[m].model} {where} this row")
+            return
+        self.select_position(pos)
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid() and 0 <= current.row() < len(self.model.rows):
+            self.questionSelected.emit(int(self.model.rows[current.row()]))

@@ -1,0 +1,96 @@
+"""A picture that fits its box, or the reason there is none."""
+from __future__ import annotations
+
+from PyQt6.QtCore import QRectF, QSize, Qt
+from PyQt6.QtGui import QColor, QImage, QPainter, QPen
+from PyQt6.QtWidgets import QSizePolicy, QWidget
+
+
+class ImagePane(QWidget):
+    """Paints a QImage scaled to fit with its aspect ratio kept.
+
+    Without an image it shows `message` (e.g. "video3.mp4: file not found")
+    so a missing file is explained where the picture would be. An optional
+    rectangle in image pixels (the target's box on a video frame) is drawn
+    on top; a caption is drawn in the top-left corner.
+    """
+
+    def __init__(self, message: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self._image: QImage | None = None
+        self._message = message
+        self._caption = ""
+        self._box: tuple[float, float, float, float] | None = None
+        self._frame_color: QColor | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(120, 90)
+
+    def sizeHint(self) -> QSize:
+        return QSize(480, 360)
+
+    @property
+    def image(self) -> QImage | None:
+        return self._image
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    def set_image(self, image: QImage | None, message: str = "") -> None:
+        self._image = image if image is not None and not image.isNull() else None
+        self._message = message
+        self.update()
+
+    def set_message(self, message: str) -> None:
+        self.set_image(None, message)
+
+    def set_caption(self, caption: str) -> None:
+        self._caption = caption
+        self.update()
+
+    def set_box(self, box: tuple[float, float, float, float] | None) -> None:
+        self._box = box
+        self.update()
+
+    def set_frame_color(self, color: QColor | None) -> None:
+        self._frame_color = color
+        self.update()
+
+    def image_rect(self) -> QRectF:
+        """Where the image is painted, in widget coordinates."""
+        if self._image is None:
+            return QRectF()
+        iw, ih = self._image.width(), self._image.height()
+        s = min(self.width() / iw, self.height() / ih)
+        w, h = iw * s, ih * s
+        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor(40, 40, 44))
+        if self._image is not None:
+            p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            r = self.image_rect()
+            p.drawImage(r, self._image)
+            if self._box is not None:
+                s = r.width() / self._image.width()
+                x0, y0, x1, y1 = self._box
+                p.setPen(QPen(QColor(255, 40, 40), 2))
+                p.drawRect(QRectF(r.x() + x0 * s, r.y() + y0 * s, (x1 - x0) * s, (y1 - y0) * s))
+        elif self._message:
+            p.setPen(QColor(200, 200, 200))
+            p.drawText(self.rect().adjusted(12, 12, -12, -12),
+                       Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message)
+        if self._frame_color is not None:
+            p.setPen(QPen(self._frame_color, 5))
+            p.drawRect(self.rect().adjusted(2, 2, -3, -3))
+        if self._caption:
+            f = p.font()
+            f.setBold(True)
+            p.setFont(f)
+            fm = p.fontMetrics()
+            w = fm.horizontalAdvance(self._caption) + 12
+            p.fillRect(QRectF(6, 6, w, fm.height() + 6), QColor(0, 0, 0, 160))
+            p.setPen(QColor(255, 255, 255))
+            p.drawText(QRectF(6, 6, w, fm.height() + 6), Qt.AlignmentFlag.AlignCenter, self._caption)
+        p.end()

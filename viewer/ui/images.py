@@ -1,0 +1,80 @@
+"""Images for the views: read off the GUI thread, cached, and converted for pyqtgraph."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+from PyQt6.QtCore import QSize, Qt
+from PyQt6.QtGui import QImage, QImageReader
+
+
+class ImageError(OSError):
+    """An image that cannot be shown; the text says why."""
+
+
+class ImageCache:
+    """Decoded images by (path, max side), least recently used dropped first.
+
+    `load` is safe to call from pool threads (QImage is not tied to the GUI
+    thread); large images are decoded at reduced size when a bound is given.
+    """
+
+    def __init__(self, max_bytes: int = 512 * 1024**2):
+        self._items: OrderedDict[tuple[str, int], QImage] = OrderedDict()
+        self._bytes = 0
+        self._max = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, path: str, max_side: int = 0) -> QImage | None:
+        with self._lock:
+            img = self._items.get((path, max_side))
+            if img is not None:
+                self._items.move_to_end((path, max_side))
+            return img
+
+    def load(self, path: str, max_side: int = 0) -> QImage:
+        img = self.get(path, max_side)
+        if img is not None:
+            return img
+        img = read_image(path, max_side)
+        with self._lock:
+            key = (path, max_side)
+            if key not in self._items:
+                self._items[key] = img
+                self._bytes += img.sizeInBytes()
+            while self._bytes > self._max and len(self._items) > 1:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= old.sizeInBytes()
+        return img
+
+
+def read_image(path: str, max_side: int = 0) -> QImage:
+    if not path:
+        raise ImageError("no path")
+    reader = QImageReader(path)
+    reader.setAutoTransform(True)
+    if not reader.canRead():
+        raise ImageError(f"{path}: {reader.errorString() or 'not a readable image'}")
+    size = reader.size()
+    if max_side and size.isValid() and max(size.width(), size.height()) > max_side:
+        reader.setScaledSize(size.scaled(QSize(max_side, max_side), Qt.AspectRatioMode.KeepAspectRatio))
+    img = reader.read()
+    if img.isNull():
+        raise ImageError(f"{path}: {reader.errorString() or 'cannot be decoded'}")
+    return img.convertToFormat(QImage.Format.Format_RGB888)
+
+
+def qimage_to_array(img: QImage) -> np.ndarray:
+    """(h, w, 3) uint8 copy of an RGB888 image (rows may be padded in the QImage)."""
+    img = img.convertToFormat(QImage.Format.Format_RGB888)
+    h, w, bpl = img.height(), img.width(), img.bytesPerLine()
+    buf = np.frombuffer(img.constBits().asstring(h * bpl), np.uint8).reshape(h, bpl)
+    return buf[:, : w * 3].reshape(h, w, 3).copy()
+
+
+def array_to_qimage(arr: np.ndarray) -> QImage:
+    """A QImage owning a copy of an (h, w, 3) uint8 RGB array."""
+    arr = np.ascontiguousarray(arr, np.uint8)
+    h, w = arr.shape[:2]
+    return QImage(arr.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()

@@ -1,0 +1,114 @@
+"""Work off the GUI thread: loading, decoding, rendering.
+
+`Jobs.submit(fn, ...)` runs `fn` on a pool thread and calls `done(result)` or
+`failed(message)` back on the GUI thread. A job submitted under a `lane`
+supersedes the earlier jobs of that lane: their results are dropped, so a
+fast scroll through samples never paints a stale image. The window shows a
+busy indicator while `pending` > 0, and `settled` fires when it drops to 0
+(the screenshot waits for it).
+"""
+from __future__ import annotations
+
+import itertools
+import traceback
+from typing import Any, Callable
+
+from PyQt6.QtCore import QObject, QRunnable, QThreadPool, pyqtSignal
+
+
+class _Relay(QObject):
+    """Lives in the GUI thread; signals emitted from a pool thread arrive queued."""
+    finished = pyqtSignal(int, bool, object)       # token, ok, result or message
+    progressed = pyqtSignal(int, int, int)         # token, done, total
+
+
+class _Runnable(QRunnable):
+    def __init__(self, token: int, relay: _Relay, fn: Callable, args: tuple, with_progress: bool):
+        super().__init__()
+        self.token, self.relay, self.fn, self.args = token, relay, fn, args
+        self.with_progress = with_progress
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        try:
+            if self.with_progress:
+                result = self.fn(*self.args, progress=self._progress)
+            else:
+                result = self.fn(*self.args)
+            self.relay.finished.emit(self.token, True, result)
+        except Exception as e:                       # reported to the user, never raised
+            message = str(e) or type(e).__name__
+            if not _is_user_facing(e):
+                message = f"{type(e).__name__}: {message}"
+                traceback.print_exc()
+            self.relay.finished.emit(self.token, False, message)
+
+    def _progress(self, done: int, total: int | None = None) -> None:
+        self.relay.progressed.emit(self.token, int(done), int(total or 0))
+
+
+def _is_user_facing(e: Exception) -> bool:
+    from ..core.diagnostics import UserError
+    from ..render.video import VideoError
+    return isinstance(e, (UserError, VideoError, OSError, ValueError))
+
+
+class Jobs(QObject):
+    pendingChanged = pyqtSignal(int)
+    progress = pyqtSignal(str, int, int)     # label, done, total (total 0 = unknown)
+    settled = pyqtSignal()
+
+    def __init__(self, parent: QObject | None = None, threads: int = 2):
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(threads)
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._finished)
+        self._relay.progressed.connect(self._progressed)
+        self._tokens = itertools.count(1)
+        self._jobs: dict[int, tuple[str | None, str, Callable | None, Callable | None]] = {}
+        self._latest: dict[str, int] = {}
+
+    @property
+    def pending(self) -> int:
+        return len(self._jobs)
+
+    def submit(self, fn: Callable, *args: Any, done: Callable[[Any], None] | None = None,
+               failed: Callable[[str], None] | None = None, lane: str | None = None,
+               label: str = "", with_progress: bool = False) -> int:
+        token = next(self._tokens)
+        self._jobs[token] = (lane, label, done, failed)
+        if lane is not None:
+            self._latest[lane] = token
+        self._pool.start(_Runnable(token, self._relay, fn, args, with_progress))
+        self.pendingChanged.emit(self.pending)
+        return token
+
+    def cancel_lane(self, lane: str) -> None:
+        """Results of this lane's running jobs will be dropped."""
+        self._latest[lane] = -1
+
+    def wait(self, msecs: int = 30000) -> bool:
+        return self._pool.waitForDone(msecs)
+
+    def _finished(self, token: int, ok: bool, payload: Any) -> None:
+        entry = self._jobs.pop(token, None)
+        if entry is not None:
+            lane, _label, done, failed = entry
+            current = lane is None or self._latest.get(lane) == token
+            if current:
+                callback = done if ok else failed
+                if callback is not None:
+                    try:
+                        callback(payload)
+                    except Exception:
+                        # A view that fails to draw must not take the window down.
+                        traceback.print_exc()
+        self.pendingChanged.emit(self.pending)
+        if not self._jobs:
+            self.settled.emit()
+
+    def _progressed(self, token: int, done: int, total: int) -> None:
+        entry = self._jobs.get(token)
+        if entry is not None:
+            self.progress.emit(entry[1], done, total)

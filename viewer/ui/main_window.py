@@ -1,0 +1,352 @@
+"""The inspector window: browser and leaderboard docks around the sample view; menus, settings, drops."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PyQt6.QtCore import QByteArray, QSettings, Qt, pyqtSignal
+from PyQt6.QtGui import QAction, QKeySequence
+from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+                             QMessageBox, QProgressBar, QToolButton)
+
+from ..core.diagnostics import UserError
+from ..core.session import Session, open_session
+from .browser import BrowserPanel
+from .images import ImageCache
+from .jobs import Jobs
+from .leaderboard import LeaderboardPanel
+from .sample_view import SampleView
+
+MAX_RECENT = 8
+PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
+RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
+
+
+def _load_predictions(release, paths: list[str], progress=None):
+    """On a pool thread: read and score prediction files; errors are returned, not raised."""
+    from ..core.evaluate import evaluate
+    from ..core.predictions import load_predictions
+    results, errors = [], []
+    for k, p in enumerate(paths):
+        try:
+            results += [evaluate(release, s) for s in load_predictions(p)]
+        except UserError as e:
+            errors.append(str(e))
+        if progress:
+            progress(k + 1, len(paths))
+    return results, errors
+
+
+class MainWindow(QMainWindow):
+    sessionLoaded = pyqtSignal()
+    loadFailed = pyqtSignal(str)
+    predictionsAdded = pyqtSignal()
+    questionShown = pyqtSignal(int)
+
+    def __init__(self, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.settings = settings if settings is not None else QSettings("gst-viewer", "gst-viewer")
+        self.session: Session | None = None
+        self.release_path: str | None = None
+        self.jobs = Jobs(self)
+        self.cache = ImageCache()
+        self._pending_uid: str | None = None
+        self.setWindowTitle("gst-viewer")
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+
+        self.sample_view = SampleView(self.jobs, self.cache)
+        self.setCentralWidget(self.sample_view)
+        self.browser = BrowserPanel()
+        self.leaderboard = LeaderboardPanel()
+        self.problems = QListWidget()
+        self.problems.setWordWrap(True)
+        # The browser takes the full height on the left; Table 1 is wide, so it
+        # sits under the sample view, tabbed with the problems list.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.browser_dock = self._dock("Samples", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.board_dock = self._dock("Leaderboard", self.leaderboard, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.board_dock, self.problems_dock)
+        self.board_dock.raise_()
+        self.resizeDocks([self.browser_dock], [540], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
+
+        self.status_label = QLabel()
+        self.progress = QProgressBar(maximumWidth=180, textVisible=False)
+        self.progress.hide()
+        self.problems_button = QToolButton(autoRaise=True)
+        self.problems_button.clicked.connect(self._show_problems)
+        self.problems_button.hide()
+        sb = self.statusBar()
+        sb.addWidget(self.status_label, 1)
+        sb.addPermanentWidget(self.problems_button)
+        sb.addPermanentWidget(self.progress)
+
+        self._build_menus()
+        self.browser.questionSelected.connect(self._question_selected)
+        self.browser.message.connect(self.show_status)
+        self.leaderboard.cellChosen.connect(self._leaderboard_cell)
+        self.sample_view.statusMessage.connect(self.show_status)
+        self.jobs.pendingChanged.connect(self._pending_changed)
+        self.jobs.progress.connect(self._job_progress)
+        self.restore_layout()
+
+    def _dock(self, title: str, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self, objectName=f"dock_{title.lower()}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    # --------------------------------------------------------------- menus
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file = mb.addMenu("&File")
+        self._action(file, "&Open release…", self.choose_release, QKeySequence.StandardKey.Open)
+        self._action(file, "&Add predictions…", self.choose_predictions, "Ctrl+Shift+O")
+        self.recent_menu = file.addMenu("Recent releases")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file.addSeparator()
+        self._action(file, "Save window image…", self.choose_screenshot, "Ctrl+Shift+S")
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        go = mb.addMenu("&Go")
+        self._action(go, "Next sample", lambda: self.browser.step(+1), "J")
+        self._action(go, "Previous sample", lambda: self.browser.step(-1), "K")
+        self._action(go, "Next failure of the selected model", lambda: self.browser.step_failure(+1), "N")
+        self._action(go, "Previous failure of the selected model", lambda: self.browser.step_failure(-1), "P")
+        go.addSeparator()
+        player = self.sample_view.player
+        self._action(go, "Play / pause video", player.toggle_play, "Space")
+        self._action(go, "Next video frame", lambda: player.step(+1), ".")
+        self._action(go, "Previous video frame", lambda: player.step(-1), ",")
+        self._action(go, "Find…", lambda: self.browser.search.setFocus(), QKeySequence.StandardKey.Find)
+        view = mb.addMenu("&View")
+        for d in (self.browser_dock, self.board_dock, self.problems_dock):
+            view.addAction(d.toggleViewAction())
+        help_ = mb.addMenu("&Help")
+        self._action(help_, "Keys", self._show_keys)
+
+    def _action(self, menu, text, slot, shortcut=None) -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        a.triggered.connect(lambda _=False: slot())
+        menu.addAction(a)
+        self.addAction(a)
+        return a
+
+    def _show_keys(self) -> None:
+        QMessageBox.information(self, "Keys", "Up/Down or J/K: previous/next sample\n"
+                                "N/P: next/previous failure of the model chosen in the browser\n"
+                                "Space: play/pause the video; , and . step one frame\n"
+                                "Ctrl+F: search; Ctrl+O: open a release\n"
+                                "Map: drag to pan, wheel to zoom, Fit to reset\n"
+                                "3D: drag to orbit, Ctrl+drag or middle-drag to pan, wheel to zoom")
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_releases()
+        for path in recent:
+            a = self.recent_menu.addAction(path)
+            a.triggered.connect(lambda _=False, p=path: self.open_release(p))
+        if not recent:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # --------------------------------------------------------------- files
+    def choose_release(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a GST-Bench release", self.release_path or "")
+        if path:
+            self.open_release(path)
+
+    def choose_predictions(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Add prediction files", self.release_path or "",
+                                                "Predictions (*.jsonl *.json *.tsv *.csv *.xlsx);;All files (*)")
+        if paths:
+            self.add_predictions(paths)
+
+    def choose_screenshot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save window image", "gst-viewer.png", "PNG (*.png)")
+        if path and not self.grab().save(path):
+            self.show_status(f"{path}: cannot write the image")
+
+    def recent_releases(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember_recent(self, path: str) -> None:
+        recent = [path] + [p for p in self.recent_releases() if p != path]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+
+    def open_release(self, path, predictions=(), uid: str | None = None) -> None:
+        """Load a release and its predictions off the GUI thread; `uid` is selected when done."""
+        path = str(Path(path).expanduser().resolve())
+        self._pending_uid = uid
+        self.show_status(f"opening {path}…")
+        preds = [str(p) for p in predictions]
+        self.jobs.submit(open_session, path, preds, lane="session", label="opening release", with_progress=True,
+                         done=lambda s: self._session_loaded(path, s),
+                         failed=lambda msg: self._load_failed(path, msg))
+
+    def _load_failed(self, path: str, message: str) -> None:
+        self.show_status(f"cannot open {path}: {message}")
+        self._add_problem("error", f"cannot open {path}: {message}")
+        self.loadFailed.emit(message)
+
+    def _session_loaded(self, path: str, session: Session) -> None:
+        self.session, self.release_path = session, path
+        self._remember_recent(path)
+        self.setWindowTitle(f"gst-viewer — {Path(path).name}")
+        self.sample_view.set_session(session)
+        self.browser.set_session(session)
+        self.leaderboard.set_session(session)
+        self._show_diagnostics(session)
+        n = len(session.release)
+        self.show_status(f"{n:,} questions, {len(session.results)} models from {path}")
+        uid, self._pending_uid = self._pending_uid, None
+        if uid is not None and not self.select_uid(uid):
+            self.show_status(f"--uid {uid}: no such question in this release")
+        self.browser.table.setFocus()
+        self.sessionLoaded.emit()
+
+    def add_predictions(self, paths) -> None:
+        if self.session is None:
+            self.show_status("open a release before adding predictions")
+            return
+        release = self.session.release
+        self.jobs.submit(_load_predictions, release, [str(p) for p in paths], label="scoring predictions",
+                         with_progress=True, done=lambda res: self._predictions_loaded(release, res),
+                         failed=lambda msg: self.show_status(f"predictions: {msg}"))
+
+    def _predictions_loaded(self, release, payload) -> None:
+        if self.session is None or self.session.release is not release:
+            return
+        results, errors = payload
+        for r in results:
+            self.session.add_result(r)
+            for d in r.diagnostics:
+                self._add_problem(d.level, str(d))
+        for e in errors:
+            self._add_problem("error", e)
+        self.browser.models_changed()
+        self.leaderboard.set_session(self.session)
+        self.sample_view.show_question(self.browser.current_question())
+        added = ", ".join(r.model for r in results) or "nothing"
+        self.show_status(f"added {added}" + (f"; {len(errors)} files could not be read" if errors else ""))
+        self.predictionsAdded.emit()
+
+    # ------------------------------------------------------------ selection
+    def select_uid(self, uid: str) -> bool:
+        if self.session is None:
+            return False
+        qi = self.session.release.index.get(uid)
+        if qi is None:
+            return False
+        if not self.browser.select_question(qi):
+            self.browser.set_filter(column=None, scene=None, status="any", text="")
+            if not self.browser.select_question(qi):
+                return False
+        return True
+
+    def _question_selected(self, qi: int) -> None:
+        self.sample_view.show_question(qi)
+        self.questionShown.emit(qi)
+
+    def _leaderboard_cell(self, model: int, column: int | None) -> None:
+        self.browser.set_filter(column=column, model=model)
+        name = self.session.results[model].model if self.session else ""
+        self.show_status(f"browser: {name}" + ("" if column is None else
+                                               f", {self.browser.column_box.currentText()}"))
+
+    # -------------------------------------------------------------- status
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+
+    def _pending_changed(self, n: int) -> None:
+        if n == 0:
+            self.progress.hide()
+        elif not self.progress.isVisible():
+            self.progress.setRange(0, 0)
+            self.progress.show()
+
+    def _job_progress(self, label: str, done: int, total: int) -> None:
+        if total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setToolTip(f"{label}: {done}/{total}")
+
+    def _show_problems(self) -> None:
+        self.problems_dock.show()
+        self.problems_dock.raise_()
+
+    def _show_diagnostics(self, session: Session) -> None:
+        self.problems.clear()
+        for d in session.diagnostics:
+            self._add_problem(d.level, str(d))
+
+    def _add_problem(self, level: str, text: str) -> None:
+        item = QListWidgetItem(text)
+        if level == "error":
+            item.setForeground(Qt.GlobalColor.darkRed)
+        self.problems.addItem(item)
+        n = self.problems.count()
+        self.problems_button.setText(f"⚠ {n} problem{'s' if n != 1 else ''} in the input")
+        self.problems_button.show()
+
+    # ------------------------------------------------------- drag and drop
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        self.open_dropped(paths)
+        event.acceptProposedAction()
+
+    def open_dropped(self, paths: list[Path]) -> None:
+        """Folders or question files open a release; other data files are added as predictions."""
+        releases = [p for p in paths if p.is_dir() or p.name in RELEASE_FILES]
+        preds = [p for p in paths if p.is_file() and p.name not in RELEASE_FILES
+                 and p.suffix.lower() in PREDICTION_SUFFIXES]
+        ignored = [p for p in paths if p not in releases and p not in preds]
+        if releases:
+            self.open_release(releases[0], preds)
+        elif preds:
+            self.add_predictions(preds)
+        if ignored:
+            self.show_status("ignored (not a release or a prediction file): "
+                             + ", ".join(p.name for p in ignored))
+
+    # -------------------------------------------------------------- layout
+    def restore_layout(self) -> None:
+        geom = self.settings.value("window/geometry")
+        if isinstance(geom, QByteArray):
+            self.restoreGeometry(geom)
+        else:
+            self.resize(1600, 1000)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        for sp in self.sample_view.splitters:
+            sizes = self.settings.value(f"splitters/{sp.objectName()}")
+            if isinstance(sizes, QByteArray):
+                sp.restoreState(sizes)
+        src = self.settings.value("map/source")
+        if isinstance(src, str):
+            self.sample_view.preferred_source = src
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        for sp in self.sample_view.splitters:
+            self.settings.setValue(f"splitters/{sp.objectName()}", sp.saveState())
+        if self.sample_view.preferred_source:
+            self.settings.setValue("map/source", self.sample_view.preferred_source)
+        self.settings.sync()
+
+    def closeEvent(self, event) -> None:
+        self.save_layout()
+        self.sample_view.player.pause()
+        super().closeEvent(event)

@@ -1,0 +1,145 @@
+"""The selected question: a header, its prompt with media in order, and each model's answer."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PyQt6.QtCore import Qt, QUrl, pyqtSignal
+from PyQt6.QtGui import QBrush
+from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
+                             QTextBrowser, QVBoxLayout, QWidget)
+
+from ..core import browse
+from ..core.release import Question
+from ..core.session import Session
+from . import style
+
+
+def media_label(question: Question, kind: str, index: int) -> str:
+    if kind == "video":
+        return "exploration video"
+    role = question.image_role(index)
+    if role == "option":
+        return f"option {chr(ord('A') + index)}"
+    return {"map": "top-down map", "view": "current view"}.get(role, f"image {index + 1}")
+
+
+class SampleHeader(QLabel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setWordWrap(True)
+        self.setContentsMargins(6, 4, 6, 4)
+
+    def show_question(self, session: Session | None, qi: int | None) -> None:
+        if session is None or qi is None:
+            self.setText("<i>No question selected</i>")
+            return
+        q = session.release.questions[qi]
+        c = q.column
+        key = c.key if c else "?"
+        title = c.title if c else f"unknown task {q.task}"
+        truth = browse.truth_text(session.release, qi)
+        self.setText(
+            f"<span style='font-size:13pt'>{style.badge_html(key, '#455A64')}&nbsp; "
+            f"<b>{html.escape(title)}</b></span>"
+            f" &nbsp;·&nbsp; {html.escape(q.scene)} &nbsp;·&nbsp; ground truth "
+            f"<b style='color:{style.TRUTH_HEX}'>{html.escape(truth)}</b>"
+            f"<br><span style='color:gray'>{html.escape(q.uid)}</span>")
+
+
+class PromptView(QTextBrowser):
+    """The prompt as the model read it, media shown as clickable chips between the texts."""
+    mediaActivated = pyqtSignal(str, int)        # "video" | "image", image index
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.anchorClicked.connect(self._clicked)
+
+    def show_question(self, q: Question | None) -> None:
+        if q is None:
+            self.setHtml("")
+            return
+        parts = []
+        image_k = 0
+        for kind, item in q.prompt_segments():
+            if kind == "text":
+                parts.append(html.escape(item).replace("\n", "<br>"))
+                continue
+            if kind == "video":
+                label, href = media_label(q, "video", 0), "media:video:0"
+                icon = "▶"
+            else:
+                label, href = media_label(q, "image", image_k), f"media:image:{image_k}"
+                icon = "▣"
+                image_k += 1
+            state = "" if item.exists else (f" <span style='color:#c62828'>— {html.escape(item.name)}: "
+                                            f"{html.escape(item.problem or 'missing')}</span>")
+            parts.append(f"<a href='{href}' style='text-decoration:none; color:#1565C0'>"
+                         f"<b>[{icon} {html.escape(label)}]</b></a>{state}")
+        self.setHtml("<div style='line-height:140%'>" + "<br>".join(parts) + "</div>")
+
+    def _clicked(self, url: QUrl) -> None:
+        parts = url.toString().split(":")
+        if len(parts) == 3 and parts[0] == "media":
+            self.mediaActivated.emit(parts[1], int(parts[2]))
+
+
+class AnswersTable(QTableWidget):
+    """One row per model: parsed answer, error, score, and the raw text it was parsed from."""
+    _HEAD = ["model", "answer", "error", "score", "raw answer / parse status"]
+
+    def __init__(self, parent=None):
+        super().__init__(0, len(self._HEAD), parent)
+        self.setHorizontalHeaderLabels(self._HEAD)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.verticalHeader().setVisible(False)
+        self.setWordWrap(False)
+        hh = self.horizontalHeader()
+        for c in range(4):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+
+    def show_question(self, session: Session | None, qi: int | None) -> None:
+        results = session.results if session is not None and qi is not None else []
+        self.setRowCount(len(results))
+        for m, r in enumerate(results):
+            rel = session.release
+            name = QTableWidgetItem(f"● {r.model}")
+            name.setForeground(QBrush(style.model_color(m)))
+            answer = QTableWidgetItem(browse.answer_text(r, rel, qi))
+            error = QTableWidgetItem(browse.error_text(r, rel, qi))
+            score = QTableWidgetItem(browse.score_text(r, qi))
+            s = float(r.score[qi])
+            if not np.isnan(s):
+                score.setBackground(QBrush(style.score_color(s)))
+            raw = r.raw[qi]
+            raw_text = "" if raw is None else " ".join(str(raw).split())
+            status = browse.status_text(r, qi)
+            detail = QTableWidgetItem(raw_text if r.status[qi] == "ok" else f"{status} — {raw_text}")
+            detail.setToolTip("" if raw is None else str(raw)[:2000])
+            for c, item in enumerate((name, answer, error, score, detail)):
+                if c in (1, 2, 3):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(m, c, item)
+
+
+class SamplePanel(QWidget):
+    """Prompt above, answers below (the header sits above the views, see the window)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.prompt = PromptView()
+        self.answers = AnswersTable()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.prompt, 3)
+        lay.addWidget(self.answers, 2)
+
+    def show_question(self, session: Session | None, qi: int | None) -> None:
+        q = session.release.questions[qi] if session is not None and qi is not None else None
+        self.prompt.show_question(q)
+        self.answers.show_question(session, qi)

@@ -1,0 +1,216 @@
+"""The exploration video: play/pause, frame step, scrubber, speed; frames decoded lazily off the GUI thread."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QImage
+from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QVBoxLayout, QWidget
+
+from .image_pane import ImagePane
+from .images import array_to_qimage
+from .jobs import Jobs
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+class FrameSource:
+    """Open video readers by path, used from pool threads one decode at a time."""
+
+    def __init__(self, max_open: int = 4):
+        self._readers: OrderedDict[str, object] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max_open = max_open
+
+    def decode(self, path: str, index: int) -> tuple[int, QImage, int, float]:
+        """(index actually decoded, frame, frame count, fps); VideoError when it cannot."""
+        from ..render.video import VideoReader
+        with self._lock:
+            reader = self._readers.get(path)
+            if reader is None:
+                reader = VideoReader(path)
+                self._readers[path] = reader
+                while len(self._readers) > self._max_open:
+                    self._readers.popitem(last=False)[1].close()
+            self._readers.move_to_end(path)
+            frame = reader.frame(index)
+            index = min(max(index, 0), reader.n_frames - 1)
+            return index, array_to_qimage(frame), reader.n_frames, reader.fps
+
+
+class VideoPlayer(QWidget):
+    frameChanged = pyqtSignal(int)
+
+    def __init__(self, jobs: Jobs, parent=None):
+        super().__init__(parent)
+        self.jobs = jobs
+        self.source = FrameSource()
+        self.path: str | None = None
+        self.n_frames = 0
+        self.fps = 10.0
+        self.current = -1               # frame on screen
+        self._wanted: int | None = None
+        self._in_flight = False
+        self._boxes: dict[int, tuple] = {}
+
+        self.pane = ImagePane("no video")
+        self.play_button = QToolButton(text="▶", toolTip="Play / pause (space)")
+        self.back_button = QToolButton(text="◀|", toolTip="Previous frame (,)")
+        self.next_button = QToolButton(text="|▶", toolTip="Next frame (.)")
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.speed = QComboBox(toolTip="Playback speed")
+        for s in SPEEDS:
+            self.speed.addItem(f"{s:g}×", s)
+        self.speed.setCurrentIndex(SPEEDS.index(1.0))
+        self.label = QLabel("–")
+        self.label.setMinimumWidth(130)
+
+        controls = QHBoxLayout()
+        controls.setContentsMargins(4, 0, 4, 0)
+        for w in (self.back_button, self.play_button, self.next_button):
+            controls.addWidget(w)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.label)
+        controls.addWidget(self.speed)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.pane, 1)
+        lay.addLayout(controls)
+
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._tick)
+        self.play_button.clicked.connect(self.toggle_play)
+        self.back_button.clicked.connect(lambda: self.step(-1))
+        self.next_button.clicked.connect(lambda: self.step(+1))
+        self.slider.valueChanged.connect(self.seek)
+        self.speed.currentIndexChanged.connect(lambda _: self._retime())
+        self._set_enabled(False)
+
+    # -------------------------------------------------------------- source
+    def set_video(self, path: str | None, message: str = "", fps: float | None = None,
+                  boxes: dict[int, tuple] | None = None) -> None:
+        """Show a video, or `message` saying why there is none."""
+        self.pause()
+        self._boxes = dict(boxes or {})
+        if path == self.path and path is not None and self.n_frames:
+            self.seek(0)
+            return
+        self.path, self.n_frames, self.current, self._wanted = path, 0, -1, None
+        self.fps = fps or 10.0
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, 0)
+        self.slider.setValue(0)
+        self.slider.blockSignals(False)
+        self._set_enabled(False)
+        if path is None:
+            self.pane.set_message(message or "no video")
+            self.label.setText("–")
+            return
+        self.pane.set_message("decoding…")
+        self._request(0)
+
+    def set_boxes(self, boxes: dict[int, tuple]) -> None:
+        """Target boxes to draw, by frame index (image pixels x0, y0, x1, y1)."""
+        self._boxes = dict(boxes)
+        self.pane.set_box(self._boxes.get(self.current))
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.play_button, self.back_button, self.next_button, self.slider, self.speed):
+            w.setEnabled(on)
+
+    # ------------------------------------------------------------ controls
+    @property
+    def playing(self) -> bool:
+        return self.timer.isActive()
+
+    def toggle_play(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def play(self) -> None:
+        if not self.n_frames:
+            return
+        if self.current >= self.n_frames - 1:
+            self.seek(0)
+        self._retime()
+        self.timer.start()
+        self.play_button.setText("❚❚")
+
+    def pause(self) -> None:
+        self.timer.stop()
+        self.play_button.setText("▶")
+
+    def _retime(self) -> None:
+        self.timer.setInterval(max(int(1000 / (self.fps * self.speed.currentData())), 5))
+
+    def step(self, delta: int) -> None:
+        if self.n_frames:
+            self.seek(min(max(self.slider.value() + delta, 0), self.n_frames - 1))
+
+    def seek(self, index: int) -> None:
+        if self.path is None:
+            return
+        if self.slider.value() != index:
+            self.slider.blockSignals(True)
+            self.slider.setValue(index)
+            self.slider.blockSignals(False)
+        self._request(index)
+
+    def _tick(self) -> None:
+        if self._in_flight:
+            return                                   # decoding is behind: drop this tick
+        if self.current >= self.n_frames - 1:
+            self.pause()
+            return
+        self.seek(self.current + 1)
+
+    # ------------------------------------------------------------ decoding
+    def _request(self, index: int) -> None:
+        self._wanted = index
+        if self._in_flight:
+            return                                   # the newest request is sent when this one lands
+        self._in_flight = True
+        path = self.path
+        self.jobs.submit(self.source.decode, path, index, label="decoding video",
+                         done=lambda res, p=path: self._decoded(p, res),
+                         failed=lambda msg, p=path: self._failed(p, msg))
+
+    def _decoded(self, path: str, result) -> None:
+        self._in_flight = False
+        if path != self.path:
+            if self.path is not None:
+                self._request(self._wanted or 0)
+            return
+        index, image, n_frames, fps = result
+        first = not self.n_frames
+        self.n_frames = n_frames
+        if first:
+            self.fps = fps or self.fps
+            self.slider.blockSignals(True)
+            self.slider.setRange(0, n_frames - 1)
+            self.slider.blockSignals(False)
+            self._set_enabled(True)
+        self.current = index
+        self.pane.set_image(image)
+        self.pane.set_box(self._boxes.get(index))
+        seconds = index / self.fps if self.fps else 0
+        self.label.setText(f"{index + 1} / {n_frames}  ·  {seconds:.1f} s")
+        self.frameChanged.emit(index)
+        if self._wanted is not None and min(self._wanted, n_frames - 1) != index:
+            self._request(self._wanted)
+
+    def _failed(self, path: str, message: str) -> None:
+        self._in_flight = False
+        if path != self.path:
+            if self.path is not None:
+                self._request(self._wanted or 0)
+            return
+        self.pause()
+        if self.n_frames:
+            self.label.setText(f"frame {self._wanted}: cannot decode")
+        else:
+            self.pane.set_message(f"The video cannot be played.\n{message}")
+            self._set_enabled(False)
+        self._wanted = None

@@ -1,0 +1,250 @@
+"""The 3D view (pyqtgraph.opengl): scene mesh, trajectory, camera frustums, target, direction rays.
+
+The OpenGL widget is created on first use, so a window that never shows 3D
+never touches OpenGL. While the user drags or zooms, a decimated copy of a
+big mesh is drawn; the full mesh comes back when the view is still.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtGui import QColor
+from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout,
+                             QWidget)
+
+from ..core.overlays import SceneOverlay3D, frustum_lines
+from . import style
+from .jobs import Jobs
+
+LOD_TRIANGLES = 150_000       # drawn during interaction when the mesh is bigger
+FULL_AFTER_MS = 180
+
+
+def _rgba(c: QColor, a: float = 1.0) -> tuple:
+    return (c.redF(), c.greenF(), c.blueF(), a)
+
+
+def prepare_mesh(scene_mesh, hide_ceiling: bool = True) -> dict:
+    """Arrays for GLMeshItem (Qt-free work, run on a pool thread), with a decimated copy if big."""
+    from ..render.lod import decimate_to
+    m = scene_mesh
+    if hide_ceiling:
+        m = m.without_instances(m.kind_mask("ceiling"))
+    colors = np.concatenate([m.triangle_colors.astype(np.float32) / 255.0,
+                             np.ones((len(m.triangles), 1), np.float32)], axis=1)
+    out = {"vertices": m.vertices, "faces": m.triangles, "colors": colors, "lod": None,
+           "bounds": m.bounds(), "problem": m._cache.get("load_problem")}
+    if len(m.triangles) > LOD_TRIANGLES:
+        v, t, kept = decimate_to(m.vertices, m.triangles, LOD_TRIANGLES)
+        out["lod"] = {"vertices": v, "faces": t, "colors": colors[kept]}
+    return out
+
+
+def _gl():
+    import pyqtgraph.opengl as gl
+    return gl
+
+
+class InteractiveGLView:
+    """Factory for a GLViewWidget that reports when the user starts and stops moving it."""
+
+    @staticmethod
+    def create(on_move, on_still):
+        gl = _gl()
+
+        class _View(gl.GLViewWidget):
+            def mousePressEvent(self, ev):
+                on_move()
+                super().mousePressEvent(ev)
+
+            def mouseReleaseEvent(self, ev):
+                super().mouseReleaseEvent(ev)
+                on_still()
+
+            def wheelEvent(self, ev):
+                on_move()
+                super().wheelEvent(ev)
+                on_still()
+
+        return _View()
+
+
+class View3DPanel(QWidget):
+    def __init__(self, jobs: Jobs, assets, parent=None):
+        super().__init__(parent)
+        self.jobs, self.assets = jobs, assets
+        self.view = None                      # the GLViewWidget, once created
+        self.scene = None
+        self.overlay: SceneOverlay3D | None = None
+        self._mesh_items: dict[str, object] = {}
+        self._overlay_items: list = []
+        self._frame_item = None
+        self._mesh_scene_id: str | None = None
+        self._bounds = (np.zeros(3), np.ones(3))
+        self._frame = 0
+
+        self.reset_button = QToolButton(text="Reset view")
+        self.top_button = QToolButton(text="Top-down")
+        self.info = QLabel()
+        self.info.setStyleSheet("color: gray")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        for w in (self.reset_button, self.top_button):
+            bar.addWidget(w)
+        bar.addWidget(self.info, 1)
+        self.message = QLabel("No scene.")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.message)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.stack, 1)
+        self._still_timer = QTimer(self, singleShot=True, interval=FULL_AFTER_MS)
+        self._still_timer.timeout.connect(lambda: self._use_lod(False))
+        self.reset_button.clicked.connect(self.reset_camera)
+        self.top_button.clicked.connect(self.top_down)
+
+    # ------------------------------------------------------------------ api
+    def set_scene(self, scene, overlay: SceneOverlay3D | None, message: str, target: str | None = None,
+                  names: list[str] | None = None) -> None:
+        self.scene, self.overlay = scene, overlay
+        if scene is None:
+            self.message.setText(message or "No scene.")
+            self.stack.setCurrentWidget(self.message)
+            return
+        if not self._ensure_view():
+            return
+        self.stack.setCurrentWidget(self.view)
+        self._draw_overlay(names or [])
+        if scene.id != self._mesh_scene_id:
+            self._clear_mesh()
+            self.info.setText("loading mesh…")
+            sid = scene.id
+            self.jobs.submit(lambda s: prepare_mesh(self.assets.mesh(s)), scene, lane="mesh3d",
+                             label="loading mesh", done=lambda d: self._mesh_ready(sid, d),
+                             failed=lambda msg: self._mesh_failed(sid, msg))
+
+    def set_frame(self, k: int) -> None:
+        self._frame = k
+        ov = self.overlay
+        if self._frame_item is None or ov is None or ov.video_frustums is None or not len(ov.video_frustums):
+            return
+        k = min(max(int(k), 0), len(ov.video_frustums) - 1)
+        f = ov.video_frustums[k]
+        if not np.isfinite(f).all():
+            self._frame_item.setVisible(False)
+            return
+        self._frame_item.setData(pos=frustum_lines(f).reshape(-1, 3))
+        self._frame_item.setVisible(True)
+
+    def reset_camera(self) -> None:
+        if self.view is None:
+            return
+        lo, hi = self._bounds
+        c = (lo + hi) / 2
+        from PyQt6.QtGui import QVector3D
+        self.view.setCameraPosition(pos=QVector3D(*map(float, c)), distance=float(np.linalg.norm(hi - lo)) * 1.1,
+                                    elevation=40, azimuth=-70)
+
+    def top_down(self) -> None:
+        if self.view is None:
+            return
+        lo, hi = self._bounds
+        c = (lo + hi) / 2
+        from PyQt6.QtGui import QVector3D
+        self.view.setCameraPosition(pos=QVector3D(*map(float, c)), distance=float(np.linalg.norm(hi[:2] - lo[:2])) * 1.15,
+                                    elevation=90, azimuth=-90)
+
+    # ------------------------------------------------------------ internals
+    def _ensure_view(self) -> bool:
+        if self.view is not None:
+            return True
+        try:
+            self.view = InteractiveGLView.create(lambda: self._use_lod(True), self._still_timer.start)
+            self.view.setBackgroundColor(QColor(235, 236, 240))
+        except Exception as e:          # no OpenGL here: say so, keep the rest working
+            self.view = None
+            self.message.setText(f"The 3D view needs OpenGL, which is not available: {e}")
+            self.stack.setCurrentWidget(self.message)
+            return False
+        self.stack.addWidget(self.view)
+        return True
+
+    def _clear_mesh(self) -> None:
+        for it in self._mesh_items.values():
+            self.view.removeItem(it)
+        self._mesh_items = {}
+        self._mesh_scene_id = None
+
+    def _mesh_failed(self, sid: str, message: str) -> None:
+        if self.scene is not None and self.scene.id == sid:
+            self.info.setText(f"mesh: {message}")
+
+    def _mesh_ready(self, sid: str, data: dict) -> None:
+        if self.view is None or self.scene is None or self.scene.id != sid:
+            return
+        gl = _gl()
+        self._clear_mesh()
+        self._mesh_scene_id = sid
+        self._bounds = data["bounds"]
+        for key, d in (("full", data), ("lod", data["lod"])):
+            if d is None:
+                continue
+            item = gl.GLMeshItem(vertexes=d["vertices"], faces=d["faces"], faceColors=d["colors"],
+                                 smooth=False, shader="shaded", glOptions="opaque")
+            item.setVisible(key == "full")
+            self.view.addItem(item)
+            self._mesh_items[key] = item
+        n = len(data["faces"])
+        self.info.setText(f"{n:,} triangles" + (" (coarse copy while moving)" if data["lod"] else "")
+                          + (f" · {data['problem']}" if data["problem"] else ""))
+        self.reset_camera()
+
+    def _use_lod(self, on: bool) -> None:
+        lod, full = self._mesh_items.get("lod"), self._mesh_items.get("full")
+        if lod is None or full is None:
+            return
+        lod.setVisible(on)
+        full.setVisible(not on)
+
+    def _draw_overlay(self, names: list[str]) -> None:
+        gl = _gl()
+        for it in self._overlay_items:
+            self.view.removeItem(it)
+        self._overlay_items = []
+        self._frame_item = None
+        ov = self.overlay
+        if ov is None:
+            return
+
+        def lines(segments: np.ndarray, color, width: float):
+            item = gl.GLLinePlotItem(pos=np.asarray(segments, np.float32).reshape(-1, 3), color=color,
+                                     width=width, mode="lines", antialias=True, glOptions="translucent")
+            item.setDepthValue(10)
+            self.view.addItem(item)
+            self._overlay_items.append(item)
+            return item
+
+        if ov.trajectory is not None:
+            ok = np.isfinite(ov.trajectory).all(axis=1)
+            pts = ov.trajectory[ok]
+            if len(pts) > 1:
+                import pyqtgraph as pg
+                cols = pg.colormap.get("viridis").map(np.linspace(0, 1, len(pts)), mode="float")
+                item = gl.GLLinePlotItem(pos=pts.astype(np.float32), color=cols.astype(np.float32),
+                                         width=3, mode="line_strip", antialias=True)
+                self.view.addItem(item)
+                self._overlay_items.append(item)
+            self._frame_item = lines(np.zeros((2, 3)), (1.0, 0.75, 0.0, 1.0), 3)
+        if ov.query_frustum is not None:
+            lines(frustum_lines(ov.query_frustum), _rgba(style.VIEWPOINT), 3)
+        if ov.target_edges is not None:
+            lines(ov.target_edges, _rgba(style.TARGET), 4)
+        if ov.truth_ray is not None:
+            lines(ov.truth_ray, _rgba(style.TRUTH), 5)
+        for m, seg in ov.pred_rays:
+            lines(seg, _rgba(style.model_color(m)), 3)
+        self.set_frame(self._frame)
