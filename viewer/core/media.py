@@ -26,6 +26,8 @@ class MediaIndex:
     def __init__(self, root: str):
         self.root = os.path.normpath(os.path.abspath(root))
         self._listings: dict[str, frozenset[str]] = {}
+        self._all: set[str] | None = None
+        self._folders: set[str] = set()
 
     def resolve(self, declared: str, base_dir: str) -> MediaRef:
         """A media path relative to `base_dir`, which must stay in the release."""
@@ -46,14 +48,27 @@ class MediaIndex:
         The hot path of loading a large release: plain relative paths (no
         "..", the common case) skip normalisation entirely.
         """
-        if isinstance(declared, str) and declared and not declared.startswith(("/", "\\")) \
+        if type(declared) is str and declared and declared[0] not in "/\\" \
                 and ".." not in declared and "\\" not in declared and ":" not in declared:
-            folder, _, name = (base_dir + "/" + declared).rpartition("/")
-            listing = self._listings.get(folder)
+            folder, _, name = declared.rpartition("/")
+            key = base_dir + "/" + folder if folder else base_dir
+            listing = self._listings.get(key)
             if listing is None:
-                listing = self._listing(folder)
+                listing = self._listing(key)
             return None if name in listing else "file not found"
         return self.resolve(declared, base_dir).problem
+
+    def all_files(self) -> set[str]:
+        """Absolute paths of every file below the release root (symlinked folders not followed)."""
+        if self._all is None:
+            walked = list(os.walk(self.root))
+            self._folders = {dirpath for dirpath, _, _ in walked}
+            self._all = {dirpath + "/" + f for dirpath, _, files in walked for f in files}
+        return self._all
+
+    def walked_folders(self) -> set[str]:
+        self.all_files()
+        return self._folders
 
     def _listing(self, folder: str) -> frozenset[str]:
         try:

@@ -96,5 +96,8 @@ def no_gc():
     try:
         yield
     finally:
+        # What was loaded lives as long as the session and holds no cycles;
+        # freezing it keeps later collections from walking it again.
+        gc.freeze()
         if was_enabled:
             gc.enable()
