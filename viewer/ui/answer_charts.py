@@ -6,9 +6,9 @@ import pyqtgraph as pg
 from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QBrush, QColor, QFont
 
-from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, angle_error, relative_error
+from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
-from .map_view import _pen, _polygon
+from .map_view import PlotWithLegend, _pen, _polygon
 
 
 def dial_vector(deg) -> np.ndarray:
@@ -22,45 +22,28 @@ def _sector(centre: float, half: float, radius: float = 1.0) -> np.ndarray:
     return np.vstack([[0, 0], radius * dial_vector(a), [0, 0]])
 
 
-class _Chart(pg.PlotWidget):
+class _Chart(PlotWithLegend):
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setBackground(QColor(250, 250, 250))
-        self.item = self.getPlotItem()
-        self.item.setMenuEnabled(False)
-        self.item.hideButtons()
-        self.vb = self.item.getViewBox()
+        super().__init__(QColor(250, 250, 250), (30, 30, 30), parent)
+        self.legend.setColumnCount(1)
         self.vb.setMouseEnabled(False, False)
-        self.legend = self.item.addLegend(offset=(6, 6), brush=QBrush(QColor(255, 255, 255, 220)),
-                                          labelTextColor=(30, 30, 30))
-        self._items: list = []
-
-    def _add(self, item, legend: str | None = None):
-        self.addItem(item)
-        self._items.append(item)
-        if legend:
-            self.legend.addItem(item, legend)
-        return item
 
     def clear_chart(self) -> None:
-        for it in self._items:
-            self.removeItem(it)
-        self._items = []
-        self.legend.clear()
+        self._clear_items()
 
 
 class DirectionDial(_Chart):
     """Seen from above: you at the centre facing up; the true and predicted directions."""
 
-    LABELS = {"egocentric": ("0° ahead", "+90° left", "−90° right", "±180° behind"),
-              "map": ("0° image up", "+90° image left", "−90° image right", "±180° image down")}
+    LABELS = {"egocentric": ("0° ahead", "+90°\nleft", "−90°\nright", "±180° behind"),
+              "map": ("0° image up", "+90°\nimage\nleft", "−90°\nimage\nright", "±180° image down")}
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.item.hideAxis("left")
         self.item.hideAxis("bottom")
         self.vb.setAspectLocked(True)
-        self.vb.setRange(QRectF(-1.45, -1.3, 2.9, 2.6), padding=0)
+        self.vb.setRange(QRectF(-1.7, -1.3, 3.4, 2.6), padding=0)
 
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
                    frame: str = "egocentric") -> None:
@@ -86,19 +69,18 @@ class DirectionDial(_Chart):
                 c.setAlpha({15.0: 120, 30.0: 75, 45.0: 40}[float(tau)])
                 self._add(_filled(_sector(truth, float(tau)), c))
             self._arrow(truth, style.TRUTH, 4.5, f"ground truth {truth:g}°")
+        # Models are named in the answers table, in these colours.
         for m, v in preds:
-            err = f", off by {float(angle_error(v, truth)):.0f}°" if truth is not None else ""
-            self._arrow(v, style.model_color(m), 2.8, f"{names[m]}: {v:g}°{err}")
+            self._arrow(v, style.model_color(m), 2.8, None)
         if truth is not None:
-            note = pg.TextItem("shaded: within 15° / 30° / 45° of the truth", color=(0, 110, 50),
-                               anchor=(0, 1))
-            note.setFont(font)
-            note.setPos(-1.42, -1.28)
-            self._add(note)
+            c = QColor(style.TRUTH)
+            c.setAlpha(90)
+            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=c, pen=None),
+                                "within 15° / 30° / 45° of the truth")
         you = np.array([[0, 0.12], [-0.07, -0.07], [0.07, -0.07], [0, 0.12]])
         self._add(_filled(you, QColor(60, 60, 60)))
 
-    def _arrow(self, deg: float, color: QColor, width: float, name: str) -> None:
+    def _arrow(self, deg: float, color: QColor, width: float, name: str | None) -> None:
         v = dial_vector(deg)
         self._add(pg.PlotDataItem([0, 0.9 * v[0]], [0, 0.9 * v[1]], pen=_pen(color, width)), name)
         # ArrowItem angles are on screen (y down), 0 pointing left.
@@ -135,10 +117,10 @@ class DistanceBars(_Chart):
                                            brush=QBrush(c), pen=pg.mkPen(None))
                 self._add(band)
         if truth is not None:
-            note = pg.TextItem("shaded: the ranges the 10 MRA thresholds accept (±5% … ±50%)",
-                               color=(0, 110, 50), anchor=(0, 0))
-            note.setPos(0, n - 0.45)
-            self._add(note)
+            c = QColor(style.TRUTH)
+            c.setAlpha(90)
+            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=c, pen=None),
+                                "ranges the 10 MRA thresholds accept (±5% … ±50% of the truth)")
         ticks = []
         for k, (name, v, color) in enumerate(rows):
             y = n - 1 - k

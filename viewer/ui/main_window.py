@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.board_dock, self.problems_dock)
         self.board_dock.raise_()
-        self.resizeDocks([self.browser_dock], [540], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.browser_dock], [480], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
 
         self.status_label = QLabel()

@@ -38,27 +38,63 @@ def arrow_angle(direction: np.ndarray) -> float:
     return math.degrees(math.atan2(-direction[1], -direction[0]))
 
 
-class MapView(pg.PlotWidget):
-    def __init__(self, parent=None):
+class PlotWithLegend(pg.GraphicsLayoutWidget):
+    """A plot with its legend in a strip below it, so the legend never hides what is drawn."""
+
+    def __init__(self, background: QColor, text: tuple, parent=None):
         super().__init__(parent)
-        self.setBackground(QColor(40, 40, 44))
-        item = self.getPlotItem()
-        item.hideAxis("left")
-        item.hideAxis("bottom")
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        self.vb = item.getViewBox()
+        self.setBackground(background)
+        self.item = self.addPlot(row=0, col=0)
+        self.item.setMenuEnabled(False)
+        self.item.hideButtons()
+        self.vb = self.item.getViewBox()
+        self.legend = pg.LegendItem(labelTextColor=text, colCount=3, horSpacing=14, verSpacing=-6)
+        self.addItem(self.legend, row=1, col=0)
+        # A long legend must not widen the plot beyond the widget: let it clip instead.
+        self.legend.setMinimumWidth(10)
+        self.legend.setMaximumWidth(100000)
+        self.ci.layout.setRowStretchFactor(0, 1)
+        self.ci.layout.setRowStretchFactor(1, 0)
+        self._items: list = []
+
+    def _add(self, item, legend: str | None = None):
+        self.item.addItem(item)
+        self._items.append(item)
+        if legend:
+            self.legend.addItem(item, legend)
+        return item
+
+    def _clear_items(self) -> None:
+        for it in self._items:
+            self.item.removeItem(it)
+        self._items = []
+        self.legend.clear()
+
+
+class MapView(PlotWithLegend):
+    def __init__(self, parent=None):
+        super().__init__(QColor(40, 40, 44), (235, 235, 235), parent)
+        self.item.hideAxis("left")
+        self.item.hideAxis("bottom")
         self.vb.invertY(True)
         self.vb.setAspectLocked(True)
         self.image_item = pg.ImageItem(axisOrder="row-major")
-        self.addItem(self.image_item)
-        self.legend = item.addLegend(offset=(8, 8), labelTextColor=(235, 235, 235),
-                                     brush=QBrush(QColor(0, 0, 0, 150)))
-        self._items: list = []
+        self.item.addItem(self.image_item)
         self._frame_items: list = []
         self.overlay: MapOverlay | None = None
-        self._traj_brushes: list | None = None
         self._map_shape: tuple[int, int] | None = None
+        self._user_zoomed = False
+        self.vb.sigRangeChangedManually.connect(self._zoomed)
+
+    def _zoomed(self, *_):
+        self._user_zoomed = True
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "legend"):
+            self.legend.setColumnCount(3 if self.width() > 560 else 2 if self.width() > 380 else 1)
+        if not getattr(self, "_user_zoomed", True):     # pyqtgraph resizes during __init__
+            self.reset_zoom()
 
     # --------------------------------------------------------------- image
     def set_map(self, image: np.ndarray | None) -> None:
@@ -67,29 +103,23 @@ class MapView(pg.PlotWidget):
             return
         self.image_item.setImage(image, levels=(0, 255) if image.dtype == np.uint8 else None)
         shape = image.shape[:2]
-        if shape != self._map_shape:
+        if shape != self._map_shape or not self._user_zoomed:
             self._map_shape = shape
             self.reset_zoom()
 
     def reset_zoom(self) -> None:
+        self._user_zoomed = False
         if self._map_shape is not None:
             h, w = self._map_shape
             self.vb.setRange(QRectF(0, 0, w, h), padding=0.02)
 
     # ------------------------------------------------------------- overlay
     def clear_overlay(self) -> None:
-        for it in self._items + self._frame_items:
-            self.removeItem(it)
-        self._items, self._frame_items = [], []
-        self.legend.clear()
+        self._clear_items()
+        for it in self._frame_items:
+            self.item.removeItem(it)
+        self._frame_items = []
         self.overlay = None
-
-    def _add(self, item, legend: str | None = None):
-        self.addItem(item)
-        self._items.append(item)
-        if legend:
-            self.legend.addItem(item, legend)
-        return item
 
     def set_overlay(self, ov: MapOverlay | None, model_names: list[str]) -> None:
         self.clear_overlay()
@@ -121,11 +151,11 @@ class MapView(pg.PlotWidget):
             self._add(pg.PlotDataItem(ov.truth_circle, pen=_pen(style.TRUTH, 3)), "ground truth")
         for m, poly in ov.pred_circles:
             self._add(pg.PlotDataItem(poly, pen=_pen(style.model_color(m), 2.2, dash=True)),
-                      model_names[m])
+                      None)
         if ov.truth_ray is not None:
             self._ray(ov.truth_ray, style.TRUTH, 4, "ground truth")
         for m, seg in ov.pred_rays:
-            self._ray(seg, style.model_color(m), 2.5, model_names[m])
+            self._ray(seg, style.model_color(m), 2.5, None)
         if ov.viewpoint is not None:
             self._add(pg.ScatterPlotItem([ov.viewpoint[0]], [ov.viewpoint[1]], size=13, symbol="o",
                                          brush=style.VIEWPOINT, pen=pg.mkPen("w", width=1.5)),
@@ -136,12 +166,12 @@ class MapView(pg.PlotWidget):
                 self._add(pg.PlotDataItem(line, pen=_pen(style.model_color(m), 1.5, dash=True)))
         for m, p in ov.pred_points:
             self._add(pg.ScatterPlotItem([p[0]], [p[1]], size=14, symbol="o", brush=style.model_color(m),
-                                         pen=pg.mkPen("k", width=1.2)), model_names[m])
+                                         pen=pg.mkPen("k", width=1.2)))
         if ov.truth_point is not None:
             self._add(pg.ScatterPlotItem([ov.truth_point[0]], [ov.truth_point[1]], size=22, symbol="star",
                                          brush=style.TRUTH, pen=pg.mkPen("w", width=1.5)), "ground truth")
 
-    def _ray(self, seg: np.ndarray, color: QColor, width: float, name: str) -> None:
+    def _ray(self, seg: np.ndarray, color: QColor, width: float, name: str | None) -> None:
         self._add(pg.PlotDataItem(seg, pen=_pen(color, width)), name)
         d = seg[1] - seg[0]
         if np.hypot(*d) > 0:
@@ -164,7 +194,7 @@ class MapView(pg.PlotWidget):
                              pg.ScatterPlotItem(size=13, symbol="s", brush=QColor(255, 200, 0),
                                                 pen=pg.mkPen("k", width=1.5))]
         for it in self._frame_items:
-            self.addItem(it)
+            self.item.addItem(it)
         self.set_frame(0)
 
     def set_frame(self, k: int) -> None:

@@ -65,7 +65,9 @@ class SampleView(QWidget):
         self.answer_split = QSplitter(Qt.Orientation.Horizontal, objectName="answer_split")
         self.answer_split.addWidget(self.answer_stack)
         self.answer_split.addWidget(self.chart_stack)
-        self.answer_split.setSizes([700, 320])
+        self.answer_split.setStretchFactor(0, 3)
+        self.answer_split.setStretchFactor(1, 2)
+        self.chart_stack.setMinimumWidth(240)
         self.view3d = View3DPanel(jobs, self.assets)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.answer_split, "Answer")
@@ -93,7 +95,7 @@ class SampleView(QWidget):
         self.main_split.setStretchFactor(0, 1)
         self.main_split.setStretchFactor(1, 0)
         self.main_split.setSizes([560, 190])
-        self.top_split.setSizes([640, 420])
+        self.top_split.setSizes([720, 400])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -239,11 +241,14 @@ class SampleView(QWidget):
             out.append(("release", "release map image" + ("" if own.exists else " (missing)")))
         g = self.geometry
         if g is not None and g.scene is not None:
+            kinds = set()
             for name, tmap in g.scene.topdown.items():
                 if tmap.image:
                     out.append((f"scene:{name}", f"scene map: {name}"))
+                    kinds.add(tmap.kind)
+            # Render only the abstraction levels the scene does not ship as images.
             if g.scene.mesh or any(i.bbox is not None for i in g.scene.instances.values()):
-                out += [(f"render:{lvl}", label) for lvl, label in RENDER_LABELS.items()]
+                out += [(f"render:{lvl}", label) for lvl, label in RENDER_LABELS.items() if lvl not in kinds]
         return out
 
     def _refresh_map_sources(self) -> None:

@@ -45,6 +45,55 @@ def _gl():
     return gl
 
 
+_SHADER = None
+
+
+def headlight_shader():
+    """Flat colours lit from the eye, both sides of a face alike.
+
+    pyqtgraph's "shaded" lights from a fixed side and leaves back faces
+    black; indoor scenes are mostly walls seen from either side.
+    """
+    global _SHADER
+    if _SHADER is None:
+        from pyqtgraph.opengl.shaders import FragmentShader, ShaderProgram, VertexShader
+        _SHADER = ShaderProgram("gst_headlight", [
+            VertexShader("""
+                uniform mat4 u_mvp;
+                uniform mat3 u_normal;
+                attribute vec4 a_position;
+                attribute vec3 a_normal;
+                attribute vec4 a_color;
+                varying vec4 v_color;
+                varying vec3 v_normal;
+                void main() {
+                    v_normal = normalize(u_normal * a_normal);
+                    v_color = a_color;
+                    gl_Position = u_mvp * a_position;
+                }
+            """),
+            FragmentShader("""
+                #ifdef GL_ES
+                precision mediump float;
+                #endif
+                varying vec4 v_color;
+                varying vec3 v_normal;
+                void main() {
+                    float p = abs(dot(normalize(v_normal), normalize(vec3(0.25, 0.35, 1.0))));
+                    gl_FragColor = vec4(v_color.rgb * (0.45 + 0.6 * p), v_color.a);
+                }
+            """),
+        ])
+    return _SHADER
+
+
+def _overlay_gl_options() -> dict:
+    """Drawn over the mesh regardless of depth: a path behind a wall must stay visible."""
+    from OpenGL import GL
+    return {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+            "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
+
+
 class InteractiveGLView:
     """Factory for a GLViewWidget that reports when the user starts and stops moving it."""
 
@@ -194,7 +243,7 @@ class View3DPanel(QWidget):
             if d is None:
                 continue
             item = gl.GLMeshItem(vertexes=d["vertices"], faces=d["faces"], faceColors=d["colors"],
-                                 smooth=False, shader="shaded", glOptions="opaque")
+                                 smooth=False, shader=headlight_shader(), glOptions="opaque")
             item.setVisible(key == "full")
             self.view.addItem(item)
             self._mesh_items[key] = item
@@ -222,7 +271,7 @@ class View3DPanel(QWidget):
 
         def lines(segments: np.ndarray, color, width: float):
             item = gl.GLLinePlotItem(pos=np.asarray(segments, np.float32).reshape(-1, 3), color=color,
-                                     width=width, mode="lines", antialias=True, glOptions="translucent")
+                                     width=width, mode="lines", antialias=True, glOptions=_overlay_gl_options())
             item.setDepthValue(10)
             self.view.addItem(item)
             self._overlay_items.append(item)
@@ -235,7 +284,9 @@ class View3DPanel(QWidget):
                 import pyqtgraph as pg
                 cols = pg.colormap.get("viridis").map(np.linspace(0, 1, len(pts)), mode="float")
                 item = gl.GLLinePlotItem(pos=pts.astype(np.float32), color=cols.astype(np.float32),
-                                         width=3, mode="line_strip", antialias=True)
+                                         width=3, mode="line_strip", antialias=True,
+                                         glOptions=_overlay_gl_options())
+                item.setDepthValue(5)
                 self.view.addItem(item)
                 self._overlay_items.append(item)
             self._frame_item = lines(np.zeros((2, 3)), (1.0, 0.75, 0.0, 1.0), 3)
