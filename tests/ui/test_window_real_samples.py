@@ -55,7 +55,15 @@ def test_angle_and_distance_samples_use_dial_and_bars(qtbot, window, real_sample
     assert sv.chart_stack.currentWidget() is sv.dial and sv.chart_stack.isVisible()
     assert not sv.answer_stack.isVisible()           # no map for an egocentric question without a scene
     legend = [label.text for _, label in sv.dial.legend.items]
-    assert any("-134" in t for t in legend) and any("model-a: -150°, off by 16°" in t for t in legend)
+    assert any("ground truth -134°" in t for t in legend)
+    # Seen from above, facing up: -134° is behind on the right, model-b's 45° ahead on the left.
+    tips = dict(sv.dial.arrow_tips)
+    from viewer.ui import style
+    truth_tip = tips[style.TRUTH.name()]
+    assert truth_tip[0] > 0 and truth_tip[1] < 0
+    b_tip = tips[style.model_color(1).name()]
+    assert b_tip[0] < 0 and b_tip[1] > 0
+    np.testing.assert_allclose(np.hypot(*b_tip), 0.9)
     window.select_uid(EDIST_UID)
     settle(qtbot, window)
     assert sv.chart_stack.currentWidget() is sv.bars

@@ -48,6 +48,7 @@ class DirectionDial(_Chart):
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
                    frame: str = "egocentric") -> None:
         self.clear_chart()
+        self.arrow_tips: list[tuple[str, np.ndarray]] = []      # (colour, tip) as drawn
         t = np.linspace(0, 2 * np.pi, 200)
         self._add(pg.PlotDataItem(np.cos(t), np.sin(t), pen=_pen(QColor(150, 150, 150), 1.5)))
         for a in range(0, 360, 45):
@@ -82,6 +83,7 @@ class DirectionDial(_Chart):
 
     def _arrow(self, deg: float, color: QColor, width: float, name: str | None) -> None:
         v = dial_vector(deg)
+        self.arrow_tips.append((color.name(), 0.9 * v))
         self._add(pg.PlotDataItem([0, 0.9 * v[0]], [0, 0.9 * v[1]], pen=_pen(color, width)), name)
         # ArrowItem angles are on screen (y down), 0 pointing left.
         head = pg.ArrowItem(angle=float(np.degrees(np.arctan2(v[1], -v[0]))), headLen=16,
