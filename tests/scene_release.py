@@ -1,0 +1,136 @@
+"""A tiny release with 3D scene metadata, built in a temp folder, with hand-checkable answers.
+
+World: one room, x 0..9.5 m, y 0..4.5 m. The query camera stands at (2, 1, 1.5)
+looking along +x; the target armchair's box is centred at (2, 3, 0.5), straight
+to its left: direction +90, distance sqrt(2^2 + 1^2) = 2.2 m. The map is 200 x 100
+pixels, 20 px per metre, image up = world +y.
+"""
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+SCENE = "scene_1"
+TARGET = "armchair_abcdef_0"
+VIEW = "pos_1_orient_0"
+W = [[20.0, 0.0, 10.0], [0.0, -20.0, 90.0]]
+MAP_SIZE = (200, 100)
+CAMERA = np.array([2.0, 1.0, 1.5])
+N_FRAMES = 12
+
+UIDS = {
+    "ED_v": f"scene1_Object_Localization_Egocentric_Direction_visual_{TARGET}_{VIEW}_video_0",
+    "EDist_v": f"scene1_Object_Localization_Egocentric_Distance_visual_{TARGET}_{VIEW}_video_0",
+    "GP_v": f"scene1_Object_Localization_Global_Position_visual_{TARGET}_video_0",
+    "Pos": f"scene1_Egocentric_Localization_Global_Position_{VIEW}_video_0",
+    "Ori": f"scene1_Self_Localization_Global_Orientation_{VIEW}_video_0",
+    "TDS_E": "scene1_Topdown_Selection_Easy_video_0",
+}
+TASKS = {
+    "ED_v": "Object_Localization_Egocentric_Direction_visual",
+    "EDist_v": "Object_Localization_Egocentric_Distance_visual",
+    "GP_v": "Object_Localization_Global_Position_visual",
+    "Pos": "Self_Localization_Global_Position",
+    "Ori": "Self_Localization_Global_Orientation",
+    "TDS_E": "Global_Structure_Understanding_Topdown_Selection_Easy",
+}
+ANSWERS = {"ED_v": "90", "EDist_v": 2.2, "GP_v": "<point>250 300</point>", "Pos": "<point>250 700</point>",
+           "Ori": "-90", "TDS_E": "B"}
+PREDICTIONS = {"ED_v": "75", "EDist_v": "3.0", "GP_v": "<point>300 300</point>", "Pos": "no idea",
+               "Ori": "-80", "TDS_E": "B"}
+
+
+def looking_along_x(position) -> np.ndarray:
+    """OpenCV camera-to-world: right = -y, down = -z, forward = +x."""
+    c2w = np.eye(4)
+    c2w[:3, :3] = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+    c2w[:3, 3] = position
+    return c2w
+
+
+def write_png(path: Path, rgb: np.ndarray) -> None:
+    """A PNG from an (h, w, 3) uint8 array, without image libraries."""
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png)
+
+
+def write_video(path: Path, n_frames: int = N_FRAMES) -> bool:
+    """A short MP4 whose frame k is a grey level 20 k; False when no encoder is available."""
+    from viewer.render.video import import_cv2
+    cv2 = import_cv2()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (64, 48))
+    if not out.isOpened():
+        return False
+    for k in range(n_frames):
+        out.write(np.full((48, 64, 3), 20 * k % 256, np.uint8))
+    out.release()
+    return path.is_file() and path.stat().st_size > 0
+
+
+def build(root: Path, video: bool = True) -> Path:
+    """Write the release under `root`; returns root."""
+    scene_dir = root / "scenes" / SCENE
+    occupancy = np.full((MAP_SIZE[1], MAP_SIZE[0], 3), 255, np.uint8)
+    occupancy[:, :10] = occupancy[:, 200 - 10:] = 0
+    write_png(scene_dir / "topdown" / "occupancy.png", occupancy)
+    write_png(scene_dir / "views" / f"{VIEW}.png", np.full((48, 64, 3), 128, np.uint8))
+    for k in range(4):
+        write_png(root / "options" / f"option_{k}.png", np.full((50, 60, 3), 60 * k, np.uint8))
+    has_video = video and write_video(scene_dir / "videos" / "video_0.mp4")
+    poses = [looking_along_x([1.0 + 7.0 * k / (N_FRAMES - 1), 1.0, 1.5]).ravel().tolist()
+             for k in range(N_FRAMES)]
+    intr = {"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0}
+    scene = {
+        "format": "gst-scene/1", "scene": SCENE, "camera_convention": "opencv",
+        "instances": {
+            TARGET: {"semantic": "armchair", "room": "living_room_0",
+                     "bbox3": {"translation": [2.0, 3.0, 0.5], "size": [1.0, 1.0, 1.0],
+                               "rotation": [0, 0, 0, 1]}},
+            "floors_abcdef_0": {"semantic": "floors",
+                                "bbox3": {"translation": [4.75, 2.25, -0.05], "size": [9.5, 4.5, 0.1]}},
+        },
+        "topdown": {"occupancy": {"image": "topdown/occupancy.png", "kind": "occupancy",
+                                  "width": MAP_SIZE[0], "height": MAP_SIZE[1], "world_to_pixel": W}},
+        "videos": {"video_0": {"file": "videos/video_0.mp4", "fps": 10, "intrinsics": intr, "poses": poses,
+                               "instances": {TARGET: {"appear_frames": [3, 4, 5], "best_frame_idx": 4,
+                                                      "best_bbox": [10, 10, 30, 30]}}}},
+        "viewpoints": {VIEW: {"pose": looking_along_x(CAMERA).ravel().tolist(),
+                              "image": f"views/{VIEW}.png", "intrinsics": intr}},
+    }
+    if not has_video:
+        del scene["videos"]["video_0"]["file"]
+    (scene_dir / "scene.json").write_text(json.dumps(scene))
+    records = []
+    for key, uid in UIDS.items():
+        rec = {"task": TASKS[key], "uid": uid, "scene": SCENE, "answer": ANSWERS[key],
+               "texts": ["This is the exploration video:", "Your current view is :", "Question?"],
+               "copied_video_path": f"scenes/{SCENE}/videos/video_0.mp4",
+               "images": [{"index": 1, "copied_path": f"scenes/{SCENE}/views/{VIEW}.png"}],
+               "meta": {"video": "video_0", "topdown": "occupancy"}}
+        if key in ("ED_v", "EDist_v", "GP_v"):
+            rec["meta"]["target"] = TARGET
+        if key in ("ED_v", "EDist_v", "Pos", "Ori"):
+            rec["meta"]["viewpoint"] = VIEW
+        if key == "TDS_E":
+            rec["texts"] = ["Video:", "Which one? A.", "\nB.", "\nC.", "\nD."]
+            rec["images"] = [{"index": k + 1, "copied_path": f"options/option_{k}.png"} for k in range(4)]
+        if key == "GP_v":
+            rec["texts"] = ["Video:", "The top-down image of the scene is:", "Where is the armchair?"]
+            rec["images"] = [{"index": 1, "copied_path": f"scenes/{SCENE}/topdown/occupancy.png"}]
+        records.append(json.dumps(rec))
+    (root / "questions.jsonl").write_text("\n".join(records) + "\n")
+    preds = [json.dumps({"uid": UIDS[k], "model": "m1", "prediction": v}) for k, v in PREDICTIONS.items()]
+    (root / "m1.jsonl").write_text("\n".join(preds) + "\n")
+    return root
