@@ -1,16 +1,35 @@
-"""Where the bundled assets are: next to the package in a checkout, inside it when installed."""
+"""Where the bundled assets are.
+
+- installed from a wheel, and in the PyInstaller build: `viewer/_assets/`
+  (the wheel maps the checkout's top-level `assets/` there, see setup.py);
+- in a checkout, also an editable install: the top-level `assets/` next to `viewer/`.
+
+`GST_VIEWER_ASSETS=DIR` overrides both (for packagers and tests).
+"""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .core.diagnostics import UserError
 
+ENV = "GST_VIEWER_ASSETS"
+PACKAGE_DIR = Path(__file__).resolve().parent
 
-def assets_dir() -> Path:
-    installed = Path(__file__).resolve().parent / "_assets"
+
+def find_assets(package_dir: Path = PACKAGE_DIR, environ=os.environ) -> Path:
+    """The assets folder for a `viewer` package at `package_dir` (it may not exist)."""
+    override = environ.get(ENV)
+    if override:
+        return Path(override).expanduser()
+    installed = Path(package_dir) / "_assets"
     if installed.is_dir():
         return installed
-    return Path(__file__).resolve().parent.parent / "assets"
+    return Path(package_dir).parent / "assets"
+
+
+def assets_dir() -> Path:
+    return find_assets()
 
 
 def default_release() -> Path:
