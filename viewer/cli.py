@@ -3,6 +3,7 @@
     gst-viewer [RELEASE] [--predictions P ...]   open the window (default: bundled demo)
     gst-viewer score RELEASE PRED [PRED ...]     Table-1 leaderboard
     gst-viewer make-demo OUT                     generate a demo release
+    gst-viewer --selftest [--no-window]          check, headless, that the app works
 
 User errors end in a one-line message on stderr and exit code 2, never a traceback.
 """
@@ -22,7 +23,7 @@ EXIT_USER_ERROR = 2
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"score": cmd_score, "make-demo": cmd_make_demo}
+    commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest}
     try:
         if argv and argv[0] in commands:
             return commands[argv[0]](argv[1:])
@@ -147,6 +148,12 @@ def cmd_make_demo(argv: list[str]) -> int:
         raise UserError(f"the demo generator is not available ({e})") from None
     generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed)
     return 0
+
+
+# ------------------------------------------------------------------ selftest
+def cmd_selftest(argv: list[str]) -> int:
+    from .selftest import main as selftest_main
+    return selftest_main(argv)
 
 
 # ------------------------------------------------------------------ window
