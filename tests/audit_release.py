@@ -1,0 +1,198 @@
+"""A small release for audit tests: one walled room split by a partition, boxes as furniture.
+
+World (metres, z up): room x 0..10, y 0..6; a partition wall at x = 5 from
+y = 0 to 4 (a gap to its north). The query view pos_1 stands at (2, 1.5)
+looking along +x: the partition hides the chair (8, 2.5) and the lamp
+(8.5, 5.3) behind it. The video (50 frames, 10 fps) first turns on the spot
+at (1.2, 5.2) from looking south to looking +x, walks along y = 5.2 to
+x = 7 (seeing the chair through the gap), then turns to look south.
+pos_2 (Pos/Ori questions) stands at (7, 0.8) heading 120 deg, far from the walk.
+
+`build` writes questions whose answers come from the geometry, so a fresh
+release is clean; tests then break one thing at a time and call `refresh`
+to recompute the answers they did not mean to break.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from scene_release import write_png
+
+SCENE = "scene_1"
+INTR = {"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0}
+W = [[50.0, 0.0, 0.0], [0.0, -50.0, 300.0]]
+MAP = (500, 300)
+FPS = 10
+CHAIR, LAMP, TABLE = "chair_abcdef_0", "lamp_mnopqr_0", "table_ghijkl_0"
+TASKS = {
+    "ED_v": "Object_Localization_Egocentric_Direction_visual",
+    "EDist_v": "Object_Localization_Egocentric_Distance_visual",
+    "GP_v": "Object_Localization_Global_Position_visual",
+    "ED_s": "Object_Localization_Egocentric_Direction_semantic",
+    "EDist_s": "Object_Localization_Egocentric_Distance_semantic",
+    "GP_s": "Object_Localization_Global_Position_semantic",
+    "Pos": "Self_Localization_Global_Position",
+    "Ori": "Self_Localization_Global_Orientation",
+    "TDS_E": "Global_Structure_Understanding_Topdown_Selection_Easy",
+}
+# key -> (target, viewpoint)
+LINKS = {"ED_v": (CHAIR, "pos_1"), "EDist_v": (CHAIR, "pos_1"), "GP_v": (CHAIR, None),
+         "ED_s": (LAMP, "pos_1"), "EDist_s": (LAMP, "pos_1"), "GP_s": (LAMP, None),
+         "Pos": (None, "pos_2"), "Ori": (None, "pos_2"), "TDS_E": (None, None)}
+FAKE_MP4 = b"\x00\x00\x00\x18ftypmp42" + bytes(64)
+
+
+def uid(key: str, scene: str = SCENE) -> str:
+    return f"{scene}_{key}"
+
+
+def heading_pose(x: float, y: float, heading_deg: float, z: float = 1.2) -> np.ndarray:
+    """OpenCV camera-to-world at (x, y, z) looking horizontally along `heading_deg` (0 = +x, ccw)."""
+    h = np.radians(heading_deg)
+    c, s = np.cos(h), np.sin(h)
+    m = np.eye(4)
+    m[:3, 0] = [s, -c, 0.0]          # image right
+    m[:3, 1] = [0.0, 0.0, -1.0]      # image down
+    m[:3, 2] = [c, s, 0.0]           # forward
+    m[:3, 3] = [x, y, z]
+    return m
+
+
+def box(t, size, semantic, room="living_room_0") -> dict:
+    return {"semantic": semantic, "room": room,
+            "bbox3": {"translation": list(map(float, t)), "size": list(map(float, size)), "rotation": [0, 0, 0, 1]}}
+
+
+def instances() -> dict:
+    return {
+        "walls_aaaaaa_0": box((5, -0.05, 1.25), (10.2, 0.1, 2.5), "walls"),
+        "walls_aaaaaa_1": box((5, 6.05, 1.25), (10.2, 0.1, 2.5), "walls"),
+        "walls_aaaaaa_2": box((-0.05, 3, 1.25), (0.1, 6.2, 2.5), "walls"),
+        "walls_aaaaaa_3": box((10.05, 3, 1.25), (0.1, 6.2, 2.5), "walls"),
+        "walls_aaaaaa_4": box((5, 2, 1.25), (0.1, 4, 2.5), "walls"),
+        "floors_bbbbbb_0": box((5, 3, -0.05), (10, 6, 0.1), "floors"),
+        CHAIR: box((8, 2.5, 0.45), (0.6, 0.6, 0.9), "chair"),
+        LAMP: box((8.5, 5.3, 0.8), (0.3, 0.3, 1.6), "lamp"),
+        TABLE: box((2.5, 4.6, 0.4), (1.2, 0.8, 0.8), "table"),
+    }
+
+
+def video_poses() -> list[np.ndarray]:
+    look = [heading_pose(1.2, 5.2, -90.0 + 90.0 * k / 9) for k in range(10)]
+    walk = [heading_pose(1.2 + 5.8 * k / 29, 5.2, 0.0) for k in range(30)]
+    turn = [heading_pose(7.0, 5.2, -90.0 * k / 9) for k in range(10)]
+    return look + walk + turn
+
+
+def write_mesh(scene_dir: Path, doc: dict, rename: dict | None = None) -> None:
+    """scene.glb from the instances' boxes, one node per instance (ids renamed by `rename`)."""
+    import trimesh
+    from viewer.core.geometry import quaternion_to_matrix
+    tm = trimesh.Scene()
+    for iid, inst in doc["instances"].items():
+        b = inst["bbox3"]
+        m = np.eye(4)
+        m[:3, :3] = quaternion_to_matrix(b.get("rotation", [0, 0, 0, 1]))
+        m[:3, 3] = b["translation"]
+        tm.add_geometry(trimesh.creation.box(extents=b["size"], transform=m),
+                        node_name=(rename or {}).get(iid, iid), geom_name=f"g_{iid}")
+    (scene_dir / "scene.glb").write_bytes(tm.export(file_type="glb"))
+
+
+def build(root: Path, mesh: bool = False, scene: str = SCENE) -> Path:
+    """Write a clean release (or add one more scene to it) under `root`."""
+    scene_dir = root / "scenes" / scene
+    write_png(scene_dir / "topdown" / "occupancy.png", np.full((MAP[1], MAP[0], 3), 200, np.uint8))
+    for name in ("pos_1", "pos_2"):
+        write_png(scene_dir / "views" / f"{name}.png", np.full((48, 64, 3), 128, np.uint8))
+    for k in range(4):
+        write_png(root / "options" / f"option_{k}.png", np.full((30, 40, 3), 50 * k, np.uint8))
+    (scene_dir / "videos").mkdir(parents=True, exist_ok=True)
+    (scene_dir / "videos" / "video_0.mp4").write_bytes(FAKE_MP4)
+    doc = {
+        "format": "gst-scene/1", "scene": scene, "camera_convention": "opencv",
+        "instances": instances(),
+        "topdown": {"occupancy": {"image": "topdown/occupancy.png", "kind": "occupancy",
+                                  "width": MAP[0], "height": MAP[1], "world_to_pixel": W}},
+        "videos": {"video_0": {"file": "videos/video_0.mp4", "fps": FPS, "intrinsics": INTR,
+                               "poses": [p.ravel().tolist() for p in video_poses()], "instances": {}}},
+        "viewpoints": {"pos_1": {"pose": heading_pose(2, 1.5, 0).ravel().tolist(), "image": "views/pos_1.png",
+                                 "intrinsics": INTR},
+                       "pos_2": {"pose": heading_pose(7, 0.8, 120).ravel().tolist(), "image": "views/pos_2.png",
+                                 "intrinsics": INTR}},
+    }
+    if mesh:
+        doc["geometry"] = {"mesh": "scene.glb"}
+        write_mesh(scene_dir, doc)
+    write_scene(root, doc, scene)
+    records = read_questions(root) if (root / "questions.jsonl").exists() else []
+    for key, task in TASKS.items():
+        target, view = LINKS[key]
+        rec = {"task": task, "uid": uid(key, scene), "scene": scene, "answer": None,
+               "texts": ["This is the exploration video:", "Your current view is :", "Question?"],
+               "copied_video_path": f"scenes/{scene}/videos/video_0.mp4",
+               "images": [{"index": 1, "copied_path": f"scenes/{scene}/views/{view or 'pos_1'}.png"}],
+               "meta": {"video": "video_0", "topdown": "occupancy"}}
+        if target:
+            rec["meta"]["target"] = target
+        if view:
+            rec["meta"]["viewpoint"] = view
+        if key == "TDS_E":
+            rec["answer"] = "B"
+            rec["images"] = [{"index": k + 1, "copied_path": f"options/option_{k}.png"} for k in range(4)]
+        records.append(rec)
+    write_questions(root, records)
+    refresh(root)
+    return root
+
+
+def read_scene(root: Path, scene: str = SCENE) -> dict:
+    return json.loads((root / "scenes" / scene / "scene.json").read_text())
+
+
+def write_scene(root: Path, doc: dict, scene: str = SCENE) -> None:
+    (root / "scenes" / scene / "scene.json").write_text(json.dumps(doc))
+    if "geometry" in doc:
+        write_mesh(root / "scenes" / scene, doc)
+
+
+def read_questions(root: Path) -> list[dict]:
+    return [json.loads(line) for line in (root / "questions.jsonl").read_text().splitlines() if line.strip()]
+
+
+def write_questions(root: Path, records: list[dict]) -> None:
+    (root / "questions.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+
+
+def set_answer(root: Path, question_uid: str, answer) -> None:
+    records = read_questions(root)
+    for r in records:
+        if r["uid"] == question_uid:
+            r["answer"] = answer
+    write_questions(root, records)
+
+
+def refresh(root: Path, keep: set[str] = frozenset()) -> None:
+    """Set every geometric answer (except the uids in `keep`) to what the geometry gives."""
+    from viewer.core.geometry import recompute_ground_truth
+    from viewer.core.release import load_release
+    from viewer.core.scene import SceneLibrary, link_question
+    release = load_release(root)
+    library = SceneLibrary(root)
+    answers = {}
+    for q in release.questions:
+        if q.uid in keep or q.column is None or q.column.answer_type.value == "choice":
+            continue
+        r = recompute_ground_truth(q, link_question(q, library.get(q.scene)))
+        assert r.value is not None, r.reason
+        at = q.column.answer_type.value
+        answers[q.uid] = (f"<point>{r.value[0]} {r.value[1]}</point>" if at == "point"
+                          else float(r.value) if at == "distance" else str(r.value))
+    records = read_questions(root)
+    for rec in records:
+        if rec["uid"] in answers:
+            rec["answer"] = answers[rec["uid"]]
+    write_questions(root, records)
