@@ -2,8 +2,8 @@
 
 World (metres, z up): room x 0..10, y 0..6; a partition wall at x = 5 from
 y = 0 to 4 (a gap to its north). The query view pos_1 stands at (2, 1.5)
-looking along +x: the partition hides the chair (8, 2.5) and the lamp
-(8.5, 5.3) behind it. The video (50 frames, 10 fps) first turns on the spot
+heading -20 deg (0 = +x, counter-clockwise): the partition hides the chair
+(8, 2.5) behind it, and the lamp (8.5, 5.3) is out of the frame. The video (50 frames, 10 fps) first turns on the spot
 at (1.2, 5.2) from looking south to looking +x, walks along y = 5.2 to
 x = 7 (seeing the chair through the gap), then turns to look south.
 pos_2 (Pos/Ori questions) stands at (7, 0.8) heading 120 deg, far from the walk.
@@ -119,7 +119,7 @@ def build(root: Path, mesh: bool = False, scene: str = SCENE) -> Path:
                                   "width": MAP[0], "height": MAP[1], "world_to_pixel": W}},
         "videos": {"video_0": {"file": "videos/video_0.mp4", "fps": FPS, "intrinsics": INTR,
                                "poses": [p.ravel().tolist() for p in video_poses()], "instances": {}}},
-        "viewpoints": {"pos_1": {"pose": heading_pose(2, 1.5, 0).ravel().tolist(), "image": "views/pos_1.png",
+        "viewpoints": {"pos_1": {"pose": heading_pose(2, 1.5, -20).ravel().tolist(), "image": "views/pos_1.png",
                                  "intrinsics": INTR},
                        "pos_2": {"pose": heading_pose(7, 0.8, 120).ravel().tolist(), "image": "views/pos_2.png",
                                  "intrinsics": INTR}},

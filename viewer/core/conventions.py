@@ -117,32 +117,41 @@ def detect_stored_convention(angles: list[AngleEvidence], findings: list[Finding
         evidence = [a for a in angles if a.family == family]
         if not evidence:
             continue
-        found = _investigate(evidence, family, "release", tally, mismatches)
-        if found is not None:
-            out.append(found)
-            if found.details.get("convention"):
-                continue
-        # No release-wide explanation: one scene may still be off (e.g. a misdeclared camera convention).
+        found = _investigate(evidence, family, "release", mismatches)
+        if found is None or found.details.get("convention"):
+            _count(tally, found)
+            if found is not None:
+                out.append(found)
+            continue
+        # Nothing explains the release as a whole: one scene may still be off on its own
+        # (a misdeclared camera convention, say); an explanation per scene beats none.
         by_scene: dict[str, list[AngleEvidence]] = {}
         for a in evidence:
             by_scene.setdefault(a.scene, []).append(a)
-        if len(by_scene) > 1:
-            for scene, ev in sorted(by_scene.items()):
-                f = _investigate(ev, family, scene, tally, mismatches, only_named=True)
-                if f is not None:
-                    out.append(f)
+        named = [f for scene, ev in sorted(by_scene.items()) if len(by_scene) > 1
+                 for f in [_investigate(ev, family, scene, mismatches)]
+                 if f is not None and f.details.get("convention")]
+        for f in named or [found]:
+            _count(tally, f)
+            out.append(f)
     return out
 
 
-def _investigate(evidence, family, scope, tally, mismatches, only_named=False) -> Finding | None:
+def _count(tally: Tally, finding: Finding | None) -> None:
+    if finding is None:
+        tally.passed("gt_angle_convention")
+    else:
+        tally.flag("gt_angle_convention")
+
+
+def _investigate(evidence, family, scope, mismatches) -> Finding | None:
+    """A finding when many answers disagree: the convention that explains them, or that none does."""
     check = "gt_angle_convention"
     masks, spec = fit(evidence)
     n = len(evidence)
     spec_count = int(masks[spec].sum())
     wrong = n - spec_count
     if wrong < INVESTIGATE_MIN or wrong < INVESTIGATE_SHARE * n:
-        if scope == "release":
-            tally.passed(check)
         return None
     best = max(masks, key=lambda h: (int(masks[h].sum()), -h.deviations(family)))
     best_count = int(masks[best].sum())
@@ -156,16 +165,11 @@ def _investigate(evidence, family, scope, tally, mismatches, only_named=False) -
         for uid in uids:
             if uid in mismatches:
                 mismatches[uid].details["fits_convention"] = desc
-        tally.flag(check)
         details.update(convention=best.to_json(), description=desc,
                        scenes=sorted({e.scene for e in evidence}), examples=uids[:5])
         return Finding(None, check, "error",
                        f"stored {name} answers{where} follow {desc}: {best_count} of {n} agree with it "
                        f"within {TOLERANCE:g}°, {spec_count} with the spec's convention", details)
-    if only_named:
-        tally.passed(check)
-        return None
-    tally.flag(check)
     details.update(convention=None, best_description=best.describe(family))
     return Finding(None, check, "info",
                    f"{wrong} of {n} stored {name} answers{where} disagree with the geometry and no tested "
