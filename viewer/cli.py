@@ -4,6 +4,8 @@
     gst-viewer score RELEASE PRED [PRED ...]     Table-1 leaderboard
     gst-viewer make-demo OUT                     generate a demo release
     gst-viewer --selftest [--no-window]          check, headless, that the app works
+    gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
+    gst-viewer flags export RELEASE --format F   reviewer verdicts and notes
 
 User errors end in a one-line message on stderr and exit code 2, never a traceback.
 """
@@ -23,7 +25,8 @@ EXIT_USER_ERROR = 2
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest}
+    commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest,
+                "audit": cmd_audit, "flags": cmd_flags}
     try:
         if argv and argv[0] in commands:
             return commands[argv[0]](argv[1:])
@@ -148,6 +151,17 @@ def cmd_make_demo(argv: list[str]) -> int:
         raise UserError(f"the demo generator is not available ({e})") from None
     generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed)
     return 0
+
+
+# ------------------------------------------------------------------ audit, flags
+def cmd_audit(argv: list[str]) -> int:
+    from .audit_cli import cmd_audit as run
+    return run(argv)
+
+
+def cmd_flags(argv: list[str]) -> int:
+    from .audit_cli import cmd_flags as run
+    return run(argv)
 
 
 # ------------------------------------------------------------------ selftest
