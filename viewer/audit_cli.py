@@ -1,0 +1,152 @@
+"""`gst-viewer audit` and `gst-viewer flags`: the ground-truth audit and reviewer flags from the shell.
+
+    gst-viewer audit RELEASE [--predictions P ...] [--json] [--checks id,id]
+    gst-viewer flags export RELEASE --format csv|json [--output FILE] [--history]
+    gst-viewer flags import RELEASE FILE
+    gst-viewer flags set RELEASE UID [--verdict V] [--note TEXT]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .core.diagnostics import UserError
+
+FINDINGS_SHOWN = 40
+
+
+def cmd_audit(argv: list[str]) -> int:
+    from .core.audit import CHECK_IDS
+    p = argparse.ArgumentParser(prog="gst-viewer audit",
+                                description="Find questions whose ground truth or promises do not hold "
+                                            "(spec section 4).")
+    p.add_argument("release", help="release folder (or its questions file)")
+    p.add_argument("--predictions", "-p", nargs="*", default=[], help="prediction files (for the model checks)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"findings": [...], "summary": {...}} instead of the table')
+    p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECK_IDS))
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes for the per-scene checks (default: the CPU count for large releases)")
+    p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
+    args = p.parse_args(argv)
+
+    from .core.audit import parse_checks, run_audit
+    from .core.session import open_session
+    from .textprogress import ProgressBar
+
+    checks = parse_checks(args.checks)
+    session = open_session(args.release, args.predictions)
+    _print_problems([str(d) for d in session.diagnostics])
+    with ProgressBar("auditing", len(session.release)) as bar:
+        report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers)
+    _print_problems(sorted(set(report.problems)))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+    else:
+        print(format_report(report, limit=None if args.all else FINDINGS_SHOWN))
+    return 0
+
+
+def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
+    from .core.audit import CHECK_BY_ID
+    summary = report.summary()
+    width = max(len(c) for c in summary)
+    lines = [f"{'check'.ljust(width)}  severity  flagged  checked  skipped  why skipped (most often)"]
+    lines.append("-" * len(lines[0]))
+    for check, n in summary.items():
+        reasons = report.tally.skip_reasons[check].most_common(1)
+        why = f"{reasons[0][0]} ({reasons[0][1]})" if reasons else ""
+        lines.append(f"{check.ljust(width)}  {CHECK_BY_ID[check].severity:<8}  {n['flagged']:>7}  "
+                     f"{n['checked']:>7}  {n['skipped']:>7}  {why}")
+    findings = report.findings
+    if findings:
+        lines.append("")
+        shown = findings if limit is None else findings[:limit]
+        for f in shown:
+            lines.append(f"{f.severity:<7} {f.check}  {f.uid or '(release)'}: {f.message}")
+        if len(findings) > len(shown):
+            lines.append(f"... and {len(findings) - len(shown)} more (--all, or --json for every detail)")
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
+    lines.append("")
+    lines.append(f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
+                 f"{counts['info']} info; {report.rays_cast:,} rays cast in {report.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def _print_problems(items: list[str], limit: int = 20) -> None:
+    for text in items[:limit]:
+        print(text, file=sys.stderr)
+    if len(items) > limit:
+        print(f"... and {len(items) - limit} more", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ flags
+def cmd_flags(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gst-viewer flags", description="Reviewer verdicts and notes.")
+    sub = p.add_subparsers(dest="action", required=True)
+    e = sub.add_parser("export", help="write the current flags as CSV or JSON")
+    e.add_argument("release")
+    e.add_argument("--format", choices=("csv", "json"), default="csv")
+    e.add_argument("--output", "-o", help="file to write (default: standard output)")
+    e.add_argument("--history", action="store_true", help="also every change (JSON only)")
+    i = sub.add_parser("import", help="apply an exported CSV or JSON file")
+    i.add_argument("release")
+    i.add_argument("file")
+    s = sub.add_parser("set", help="set the verdict and/or note of one sample")
+    s.add_argument("release")
+    s.add_argument("uid")
+    s.add_argument("--verdict", help="ok, bad_gt, ambiguous, bad_media, or none to clear")
+    s.add_argument("--note", help="free text; an empty string clears it")
+    args = p.parse_args(argv)
+
+    from .core.flags import FlagStore
+    from .core.flags_io import export_flags, import_flags
+
+    if not Path(args.release).expanduser().exists():
+        raise UserError(f"{args.release}: no such file or folder")
+    store = FlagStore.for_release(args.release)
+    try:
+        if args.action == "export":
+            if store.problem:
+                print(f"gst-viewer: {store.problem}", file=sys.stderr)
+            text = export_flags(store, args.format, args.history)
+            if args.output:
+                from .core.atomic import atomic_write_text
+                try:
+                    atomic_write_text(args.output, text)
+                except OSError as err:
+                    raise UserError(f"{args.output}: cannot write ({err.strerror or err})") from None
+            else:
+                sys.stdout.write(text)
+            return 0
+        if store.problem:
+            raise UserError(store.problem)
+        known = _release_uids(args.release)
+        if args.action == "import":
+            changed, diags = import_flags(store, args.file)
+            _print_problems([str(d) for d in diags])
+            flagged = store.all()
+            strangers = [u for u in flagged if u not in known]
+            if strangers:
+                print(f"warning: {len(strangers)} flagged uids are not questions of this release "
+                      f"(e.g. {strangers[0]!r})", file=sys.stderr)
+            print(f"{changed} changes imported into {store.path}", file=sys.stderr)
+            return 0
+        if args.uid not in known:
+            raise UserError(f"{args.uid}: no such question in {args.release}")
+        if args.verdict is None and args.note is None:
+            raise UserError("give --verdict and/or --note")
+        if args.verdict is not None:
+            store.set_verdict(args.uid, None if args.verdict.lower() in ("none", "") else args.verdict)
+        if args.note is not None:
+            store.set_note(args.uid, args.note)
+        return 0
+    finally:
+        store.close()
+
+
+def _release_uids(release: str) -> set[str]:
+    from .core.release import load_release
+    return set(load_release(release).uids)
