@@ -18,9 +18,9 @@ from .freespace import FloorGrid
 
 EYE_HEIGHT = 1.5             # m
 PITCH_DEG = -12.0            # looking slightly down, like a person walking
-STEP = 0.11                  # m per frame (1.1 m/s at 10 fps)
-TURN_DEG = 12.0              # max heading change per frame
-LOOK_AROUND_FRAMES = 32      # a full turn on the spot in each room
+STEP = 0.14                  # m per frame (1.4 m/s at 10 fps)
+TURN_DEG = 15.0              # max heading change per frame
+LOOK_AROUND_FRAMES = 24      # a full turn on the spot in each room
 GRID_RES = 0.05
 WALK_CLEARANCE = BODY_R + 0.07
 VIEW_MIN_OFFSET = 0.6        # query views stand this far from every walk position (m)
