@@ -1,0 +1,168 @@
+"""Audit findings as a filterable list; choosing one emits its sample's uid.
+
+The panel only shows an `AuditReport` (viewer.core.audit); running the audit
+is the window's job (on a worker thread), started by `runRequested`.
+"""
+from __future__ import annotations
+
+import json
+
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
+from PyQt6.QtGui import QBrush, QColor
+from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+                             QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+
+from ..core.audit import CHECK_IDS, AuditReport, Finding
+
+SEVERITIES = ("error", "warning", "info")
+SEVERITY_COLORS = {"error": QColor(200, 40, 40), "warning": QColor(190, 120, 0), "info": QColor(60, 110, 180)}
+HEADERS = ("severity", "check", "sample", "what")
+
+
+class FindingsModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.findings: list[Finding] = []
+
+    def set_findings(self, findings: list[Finding]) -> None:
+        self.beginResetModel()
+        self.findings = list(findings)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.findings)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return len(HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        f = self.findings[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (f.severity, f.check, f.uid or "(whole release)", f.message)[col]
+        if role == Qt.ItemDataRole.ForegroundRole and col == 0:
+            return QBrush(SEVERITY_COLORS.get(f.severity, QColor(0, 0, 0)))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f.message
+        return None
+
+
+class AuditPanel(QWidget):
+    """Findings filtered by check and severity, with the selected one's measured details."""
+    uidSelected = pyqtSignal(str)
+    runRequested = pyqtSignal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.report: AuditReport | None = None
+        self.run_button = QPushButton("Run audit")
+        self.run_button.setToolTip("Check every question against its scene's geometry and the benchmark's promises")
+        self.run_button.clicked.connect(self.runRequested)
+        self.check_box = QComboBox()
+        self.severity_box = QComboBox()
+        self.severity_box.addItem("all severities", None)
+        for s in SEVERITIES:
+            self.severity_box.addItem(s, s)
+        self.status = QLabel("not run yet")
+        self.status.setWordWrap(True)
+        self._fill_checks({})
+        self.check_box.currentIndexChanged.connect(self._refilter)
+        self.severity_box.currentIndexChanged.connect(self._refilter)
+
+        self.model = FindingsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        for c in range(3):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.details = QPlainTextEdit(readOnly=True)
+        self.details.setPlaceholderText("the measured numbers of the selected finding")
+
+        top = QHBoxLayout()
+        top.addWidget(self.run_button)
+        top.addWidget(self.check_box, 1)
+        top.addWidget(self.severity_box)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+    # ------------------------------------------------------------ content
+    def set_running(self, text: str = "auditing…") -> None:
+        self.run_button.setEnabled(False)
+        self.status.setText(text)
+
+    def set_failed(self, message: str) -> None:
+        self.run_button.setEnabled(True)
+        self.status.setText(f"audit failed: {message}")
+
+    def set_report(self, report: AuditReport | None) -> None:
+        self.report = report
+        self.run_button.setEnabled(True)
+        summary = report.summary() if report else {}
+        self._fill_checks(summary)
+        if report is None:
+            self.status.setText("not run yet")
+        else:
+            counts = {s: sum(1 for f in report.findings if f.severity == s) for s in SEVERITIES}
+            skipped = sum(v["skipped"] for v in summary.values())
+            self.status.setText(f"{len(report.findings)} findings: {counts['error']} errors, "
+                                f"{counts['warning']} warnings, {counts['info']} info"
+                                + (f"; {skipped} checks skipped for lack of data" if skipped else "")
+                                + f" ({report.seconds:.1f} s)")
+        self._refilter()
+
+    def set_filter(self, check: str | None = None, severity: str | None = None) -> None:
+        self.check_box.setCurrentIndex(max(0, self.check_box.findData(check)))
+        self.severity_box.setCurrentIndex(max(0, self.severity_box.findData(severity)))
+
+    def visible_findings(self) -> list[Finding]:
+        return list(self.model.findings)
+
+    def findings_for(self, uid: str) -> list[Finding]:
+        return [f for f in (self.report.findings if self.report else []) if f.uid == uid]
+
+    # ------------------------------------------------------------ internals
+    def _fill_checks(self, summary: dict) -> None:
+        current = self.check_box.currentData()
+        self.check_box.blockSignals(True)
+        self.check_box.clear()
+        self.check_box.addItem("all checks", None)
+        for c in CHECK_IDS:
+            n = summary.get(c)
+            label = c if n is None else f"{c}  ({n['flagged']} of {n['checked']}, {n['skipped']} skipped)"
+            self.check_box.addItem(label, c)
+        self.check_box.setCurrentIndex(max(0, self.check_box.findData(current)))
+        self.check_box.blockSignals(False)
+
+    def _refilter(self) -> None:
+        check, severity = self.check_box.currentData(), self.severity_box.currentData()
+        findings = self.report.findings if self.report else []
+        shown = [f for f in findings if (check is None or f.check == check)
+                 and (severity is None or f.severity == severity)]
+        self.model.set_findings(shown)
+        self.details.clear()
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        f = self.model.findings[current.row()]
+        self.details.setPlainText(f"{f.message}\n\n" + json.dumps(f.details, indent=1, ensure_ascii=False))
+        if f.uid is not None:
+            self.uidSelected.emit(f.uid)
