@@ -1,0 +1,137 @@
+"""What the gst-viewer build leaves out, as rules on PyInstaller's TOC entries.
+
+Used by gst-viewer.spec (set GST_PYI_TRIM=0 there for an untrimmed build to
+compare sizes). Pure functions on destination paths, so they are unit tested
+without running PyInstaller.
+
+Qt: the app uses QtCore, QtGui, QtWidgets, QtOpenGL(+Widgets, pyqtgraph's 3D
+view) and QtSvg (icons). Of Qt's plugins it needs a platform (xcb on a
+desktop, offscreen/minimal headless), OpenGL on xcb, JPEG and SVG images (PNG
+is built into QtGui), the SVG icon engine and the compose-key input context.
+Every other plugin folder, the translations, QML and the Qt libraries that
+nothing kept links to are dropped.
+
+Python: open3d imports plotly and dash at import time for browser plots the
+app never draws; they (and what only they pull in) are excluded and
+rthook_open3d.py stands in for open3d.visualization.draw_plotly. open3d's
+TensorFlow/PyTorch ops, its GUI resources and ML/Jupyter extras go too.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+
+QT_PREFIX = "PyQt6/Qt6/"
+PLUGINS = QT_PREFIX + "plugins/"
+
+KEEP_PLUGINS = {
+    "platforms": {"libqxcb.so", "libqoffscreen.so", "libqminimal.so"},
+    "xcbglintegrations": {"libqxcb-glx-integration.so", "libqxcb-egl-integration.so"},
+    "imageformats": {"libqjpeg.so", "libqsvg.so"},
+    "iconengines": {"libqsvgicon.so"},
+    "platforminputcontexts": {"libcomposeplatforminputcontextplugin.so"},
+}
+
+# PyQt6 modules the app and pyqtgraph use; the PyInstaller hooks of the others
+# would pull in their Qt libraries and plugins.
+USED_QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtOpenGL", "QtOpenGLWidgets", "QtSvg")
+UNUSED_QT_MODULES = (
+    "Qt3DAnimation", "Qt3DCore", "Qt3DExtras", "Qt3DInput", "Qt3DLogic", "Qt3DRender",
+    "QtBluetooth", "QtCharts", "QtDataVisualization", "QtDBus", "QtDesigner", "QtHelp",
+    "QtMultimedia", "QtMultimediaWidgets", "QtNetwork", "QtNfc", "QtPdf", "QtPdfWidgets",
+    "QtPositioning", "QtPrintSupport", "QtQml", "QtQuick", "QtQuick3D", "QtQuickWidgets",
+    "QtRemoteObjects", "QtSensors", "QtSerialPort", "QtSpatialAudio", "QtSql", "QtStateMachine",
+    "QtSvgWidgets", "QtTest", "QtTextToSpeech", "QtWebChannel", "QtWebEngineCore",
+    "QtWebEngineQuick", "QtWebEngineWidgets", "QtWebSockets", "QtXml", "lupdate",
+)   # not PyQt6.uic: pyqtgraph imports it unconditionally
+
+EXCLUDED_PYTHON = [
+    # open3d's browser plotting (see rthook_open3d.py) and what only it brings
+    "plotly", "_plotly_utils", "dash", "flask", "werkzeug", "IPython", "ipywidgets", "jedi",
+    "parso", "nbformat", "jsonschema", "jsonschema_specifications", "traitlets", "comm",
+    "pygments", "narwhals", "retrying", "pydantic", "pydantic_core", "janus", "nest_asyncio",
+    "matplotlib_inline", "prompt_toolkit", "stack_data", "executing", "asttokens", "pure_eval",
+    "widgetsnbextension", "jupyterlab_widgets", "jupyter_core", "fastjsonschema", "referencing",
+    "rpds", "blinker", "itsdangerous", "click", "jinja2",
+    # open3d extras the app does not use
+    "open3d.ml", "open3d._ml3d", "open3d.visualization.draw_plotly", "open3d.web_visualizer",
+    "tensorflow", "torch",
+    # development and test tools, GUI toolkits the app does not use
+    "pytest", "_pytest", "pytestqt", "pip", "setuptools", "pkg_resources", "tkinter", "matplotlib",
+    "PyQt5", "PySide2", "PySide6",
+] + [f"PyQt6.{m}" for m in UNUSED_QT_MODULES]
+
+DROP_DATA_PREFIXES = (
+    QT_PREFIX + "translations/", QT_PREFIX + "qml/", QT_PREFIX + "resources/",
+    "open3d/resources/", "open3d/_ml3d/", "open3d/examples/", "open3d/labextension/",
+    "open3d/nbextension/", "open3d/agent_skills/", "pyqtgraph/examples/",
+)
+DROP_BINARY_NAMES = re.compile(r"^open3d/open3d_(tf|torch)_ops\.so$")
+QT_LIB = re.compile(r"^(?:PyQt6/Qt6/lib/)?(libQt6[A-Za-z0-9]+\.so(?:\.\d+)*)$")
+# Qt libraries kept even when nothing links to them (loaded by name at run time).
+QT_LIBS_ALWAYS = {"libQt6XcbQpa.so.6", "libQt6OpenGL.so.6"}
+
+
+def _norm(dest: str) -> str:
+    return dest.replace("\\", "/")
+
+
+def keep_plugin(dest: str) -> bool:
+    """False for a Qt plugin the app does not use; True for anything that is not a plugin."""
+    dest = _norm(dest)
+    if not dest.startswith(PLUGINS):
+        return True
+    rest = dest[len(PLUGINS):].split("/")
+    if len(rest) != 2:
+        return False
+    folder, name = rest
+    return name in KEEP_PLUGINS.get(folder, ())
+
+
+def keep_data(dest: str) -> bool:
+    dest = _norm(dest)
+    if dest.startswith(PLUGINS):
+        return keep_plugin(dest)
+    return not dest.startswith(DROP_DATA_PREFIXES)
+
+
+def keep_binary(dest: str) -> bool:
+    dest = _norm(dest)
+    return keep_plugin(dest) and not DROP_BINARY_NAMES.match(dest)
+
+
+def qt_lib_name(dest: str) -> str | None:
+    m = QT_LIB.match(_norm(dest))
+    return m.group(1) if m else None
+
+
+def prune_qt_libs(binaries: list, needed_by) -> tuple[list, list[str]]:
+    """Drop the Qt libraries that no kept binary needs (transitively).
+
+    `binaries` are PyInstaller TOC tuples (dest, src, typecode); `needed_by(src)`
+    gives the sonames a file links to. Returns (kept entries, dropped dest names).
+    """
+    libs = {}
+    roots = []
+    for entry in binaries:
+        name = qt_lib_name(entry[0])
+        if name:
+            libs[name] = entry
+        else:
+            roots.append(entry)
+    needed: set[str] = set(QT_LIBS_ALWAYS) & set(libs)
+    todo = [e[1] for e in roots] + [libs[n][1] for n in needed]
+    seen = set()
+    while todo:
+        src = todo.pop()
+        if src in seen:
+            continue
+        seen.add(src)
+        for soname in needed_by(src):
+            base = posixpath.basename(soname)
+            if base in libs and base not in needed:
+                needed.add(base)
+                todo.append(libs[base][1])
+    kept = [e for e in binaries if qt_lib_name(e[0]) is None or qt_lib_name(e[0]) in needed]
+    dropped = sorted(e[0] for e in binaries if qt_lib_name(e[0]) not in (None,) and qt_lib_name(e[0]) not in needed)
+    return kept, dropped
