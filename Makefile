@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench demo clean
+.PHONY: setup run test bench demo package clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ bench: setup
 
 demo: setup
 	$(BIN)/gst-viewer make-demo assets/demo --scenes 3 --seed 0
+
+# PyInstaller one-folder build + AppDir in build/, then the built binary's --selftest, headless.
+package: setup
+	bash packaging/package.sh $(BIN)/python
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache
