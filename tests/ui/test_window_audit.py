@@ -1,0 +1,39 @@
+"""The Audit and Review docks inside the inspector window."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import audit_release as ar  # noqa: E402
+from ui_helpers import open_release, settle  # noqa: E402
+
+
+def test_audit_runs_off_the_gui_thread_and_opens_the_finding(qtbot, window, tmp_path):
+    root = ar.build(tmp_path / "release")
+    ar.set_answer(root, ar.uid("EDist_s"), 2.0)
+    open_release(qtbot, window, root, uid=ar.uid("TDS_E"))
+    controller = window.audit
+    assert controller.store is not None and controller.store.path == root.resolve() / "annotations.sqlite"
+    controller.run()
+    qtbot.waitUntil(lambda: controller.panel.report is not None, timeout=60000)
+    settle(qtbot, window)
+    assert [(f.uid, f.check) for f in controller.panel.visible_findings()] == [
+        (ar.uid("EDist_s"), "gt_distance_mismatch")]
+    with qtbot.waitSignal(window.questionShown, timeout=10000):
+        controller.panel.table.selectRow(0)
+    assert window.browser.current_question() == window.session.release.index[ar.uid("EDist_s")]
+    assert controller.flags.uid == ar.uid("EDist_s")
+
+
+def test_review_dock_flags_the_shown_sample(qtbot, window, tmp_path):
+    root = ar.build(tmp_path / "release")
+    open_release(qtbot, window, root, uid=ar.uid("ED_v"))
+    flags = window.audit.flags
+    assert flags.uid == ar.uid("ED_v")
+    flags.verdict_actions["bad_gt"].trigger()
+    flags.note.setPlainText("off by 40 degrees")
+    flags.save_note()
+    window.select_uid(ar.uid("Pos"))
+    settle(qtbot, window)
+    assert flags.uid == ar.uid("Pos") and flags.note.toPlainText() == ""
+    saved = window.audit.store.get(ar.uid("ED_v"))
+    assert (saved.verdict, saved.note) == ("bad_gt", "off by 40 degrees")
