@@ -89,6 +89,8 @@ class MainWindow(QMainWindow):
         self.sample_view.statusMessage.connect(self.show_status)
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
+        from .audit_window import AuditController   # Audit and Review docks
+        self.audit = AuditController(self)
         self.restore_layout()
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
