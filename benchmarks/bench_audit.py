@@ -1,0 +1,121 @@
+"""Ground-truth audit speed at the paper's size (50 scenes, 2,762 questions).
+
+Run by hand: `.venv/bin/python benchmarks/bench_audit.py [--release PATH]`. Prints medians.
+
+Without --release, a demo release of --scenes scenes is generated once and
+cached in the temp folder (generation is not timed: it renders every video
+frame). To keep generation affordable its images are small (160 x 128); the
+audit never reads pixels, so the scene.json intrinsics are then rescaled to
+the published 640 x 512 (same field of view), which makes the audit cast as
+many rays as it would on the real release. Questions beyond --questions are
+dropped (deterministically) to match the paper's count.
+
+Timed: `gst-viewer audit RELEASE --json` end to end in a fresh process
+(imports, loading, worker processes, every check), median of --repeat runs;
+rays per second = rays cast / that wall time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PUBLISHED = (640, 512)
+
+
+def generate(out: Path, scenes: int) -> float:
+    from viewer.demo.generate import generate_demo
+    from viewer.demo.scenebuild import DemoConfig
+    t = time.perf_counter()
+    generate_demo(out, scenes=scenes, seed=0, config=DemoConfig(width=160, height=128, per_column=5),
+                  log=lambda msg: None)
+    return time.perf_counter() - t
+
+
+def to_published_intrinsics(root: Path) -> None:
+    for path in sorted((root / "scenes").glob("*/scene.json")):
+        doc = json.loads(path.read_text())
+        entries = list(doc.get("videos", {}).values()) + list(doc.get("viewpoints", {}).values())
+        for e in entries:
+            k = e.get("intrinsics")
+            if k and k["width"] != PUBLISHED[0]:
+                s = PUBLISHED[0] / k["width"]
+                e["intrinsics"] = {"width": PUBLISHED[0], "height": PUBLISHED[1], "fx": k["fx"] * s,
+                                   "fy": k["fy"] * s, "cx": k["cx"] * s, "cy": k["cy"] * s}
+        path.write_text(json.dumps(doc))
+
+
+def keep_questions(root: Path, n: int) -> int:
+    every = root / "questions.all.jsonl"
+    if not every.exists():
+        (root / "questions.jsonl").rename(every)
+    lines = [x for x in every.read_text().splitlines() if x.strip()]
+    if len(lines) > n:
+        keep = sorted(random.Random(0).sample(range(len(lines)), n))
+        lines = [lines[i] for i in keep]
+    (root / "questions.jsonl").write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def prepare(args) -> Path:
+    if args.release:
+        return Path(args.release)
+    root = Path(tempfile.gettempdir()) / f"gst-viewer-bench-audit-{args.scenes}"
+    if not (root / "bench.json").exists():
+        print(f"generating {args.scenes} scenes into {root} (once; not timed) ...", flush=True)
+        seconds = generate(root, args.scenes)
+        to_published_intrinsics(root)
+        (root / "bench.json").write_text(json.dumps({"generated_seconds": seconds, "scenes": args.scenes}))
+        print(f"  generated in {seconds:.0f} s", flush=True)
+    n = keep_questions(root, args.questions)
+    if n < args.questions:
+        print(f"note: the generated release has only {n} questions (< {args.questions})")
+    return root
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--release", help="audit this release instead of a generated one")
+    p.add_argument("--scenes", type=int, default=50)
+    p.add_argument("--questions", type=int, default=2762)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--workers", type=int, default=None)
+    args = p.parse_args()
+    root = prepare(args)
+
+    from viewer.core.audit import run_audit
+    from viewer.core.release import load_release
+    release = load_release(root)
+    report = run_audit(release, workers=args.workers)          # also warms the file cache
+    rays = report.rays_cast
+    cmd = [sys.executable, "-m", "viewer", "audit", str(root), "--json"]
+    if args.workers:
+        cmd += ["--workers", str(args.workers)]
+    walls = []
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - t)
+    wall = statistics.median(walls)
+    errors = sum(1 for f in report.findings if f.severity == "error")
+    print(f"release: {root} - {len(release)} questions in {len(release.scenes)} scenes, "
+          f"{os.cpu_count()} CPUs")
+    print(f"audit end to end (gst-viewer audit --json, fresh process): median {wall:.1f} s "
+          f"of {args.repeat} ({', '.join(f'{w:.1f}' for w in walls)})")
+    print(f"rays cast: {rays:,}  ->  {rays / wall / 1e6:.2f} M rays/s end to end; "
+          f"in-process run_audit {report.seconds:.1f} s")
+    print(f"findings: {len(report.findings)} ({errors} errors)")
+
+
+if __name__ == "__main__":
+    main()
