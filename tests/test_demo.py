@@ -306,3 +306,10 @@ def test_demo_package_imports_no_qt_and_no_heavy_libs_up_front():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
+
+
+def test_unwritable_output_is_a_clear_message(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="cannot write the demo"):
+        generate_demo(blocker / "demo", scenes=1, seed=0, config=SMALL, log=lambda m: None)

@@ -57,11 +57,14 @@ def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConf
         raise UserError(f"{out}: exists and is not an earlier generated demo (no {MARKER}); "
                         "choose an empty or new folder")
     work = out.parent / f".{out.name}.partial"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
     try:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
         summary = _generate(work, scenes, seed, cfg, log)
         _replace(work, out)
+    except OSError as e:
+        shutil.rmtree(work, ignore_errors=True)
+        raise UserError(f"{e.filename or out}: cannot write the demo ({e.strerror or e})") from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
