@@ -106,20 +106,28 @@ def test_data_rules(dest, kept):
     assert trim.keep_data(dest) is kept
 
 
-def test_qt_libraries_nothing_links_to_are_pruned():
-    libs = lambda *n: [(f"PyQt6/Qt6/lib/{x}", f"/src/{x}", "BINARY") for x in n]   # noqa: E731
-    binaries = [("PyQt6/QtWidgets.abi3.so", "/src/QtWidgets", "EXTENSION"),
-                ("PyQt6/Qt6/plugins/platforms/libqxcb.so", "/src/qxcb", "BINARY")] + \
+def test_libraries_only_dropped_plugins_needed_are_pruned():
+    def libs(*names):
+        return [(f"PyQt6/Qt6/lib/{n}" if n.startswith("libQt6") else n, f"/src/{n}", "BINARY") for n in names]
+    original = [("PyQt6/QtWidgets.abi3.so", "/src/QtWidgets", "EXTENSION"),
+                ("PyQt6/Qt6/plugins/platforms/libqxcb.so", "/src/qxcb", "BINARY"),
+                ("PyQt6/Qt6/plugins/platformthemes/libqgtk3.so", "/src/qgtk3", "BINARY"),
+                ("PyQt6/Qt6/plugins/imageformats/libqpdf.so", "/src/qpdf", "BINARY")] + \
         libs("libQt6Widgets.so.6", "libQt6Gui.so.6", "libQt6Core.so.6", "libQt6XcbQpa.so.6",
-             "libQt6DBus.so.6", "libQt6Quick.so.6", "libQt6Qml.so.6", "libQt6Pdf.so.6")
+             "libQt6DBus.so.6", "libQt6Pdf.so.6", "libQt6Quick.so.6", "libgtk-3.so.0", "libglib-2.0.so.0",
+             "libpython3.11.so.1.0", "libhooked.so.1")
     needs = {"/src/QtWidgets": ["libQt6Widgets.so.6"], "/src/libQt6Widgets.so.6": ["libQt6Gui.so.6"],
-             "/src/libQt6Gui.so.6": ["libQt6Core.so.6", "libQt6DBus.so.6"],
+             "/src/libQt6Gui.so.6": ["libQt6Core.so.6", "libQt6DBus.so.6", "libglib-2.0.so.0"],
              "/src/qxcb": ["libQt6XcbQpa.so.6", "libxcb.so.1"],
-             "/src/libQt6Quick.so.6": ["libQt6Qml.so.6"]}
-    kept, dropped = trim.prune_qt_libs(binaries, lambda src: needs.get(src, []))
-    assert dropped == ["PyQt6/Qt6/lib/libQt6Pdf.so.6", "PyQt6/Qt6/lib/libQt6Qml.so.6",
-                       "PyQt6/Qt6/lib/libQt6Quick.so.6"]
-    assert len(kept) == len(binaries) - 3
+             "/src/qgtk3": ["libgtk-3.so.0", "libglib-2.0.so.0"], "/src/qpdf": ["libQt6Pdf.so.6"],
+             "/src/libgtk-3.so.0": ["libglib-2.0.so.0"]}
+    kept = [e for e in original if trim.keep_binary(e[0])]
+    assert len(kept) == len(original) - 2                       # the gtk3 and pdf plugins
+    kept, dropped = trim.prune_orphans(original, kept, lambda src: needs.get(src, []))
+    # libQt6Quick: a Qt library nothing links to; libglib stays (QtGui links it);
+    # libhooked and libpython: nothing links to them, so something loads them by name.
+    assert dropped == ["PyQt6/Qt6/lib/libQt6Pdf.so.6", "PyQt6/Qt6/lib/libQt6Quick.so.6", "libgtk-3.so.0"]
+    assert {"libglib-2.0.so.0", "libhooked.so.1", "libpython3.11.so.1.0"} <= {e[0] for e in kept}
 
 
 def test_spec_and_hooks_compile():

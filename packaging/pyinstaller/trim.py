@@ -9,7 +9,8 @@ view) and QtSvg (icons). Of Qt's plugins it needs a platform (xcb on a
 desktop, offscreen/minimal headless), OpenGL on xcb, JPEG and SVG images (PNG
 is built into QtGui), the SVG icon engine and the compose-key input context.
 Every other plugin folder, the translations, QML and the Qt libraries that
-nothing kept links to are dropped.
+nothing kept links to are dropped, and so are the other libraries that only
+dropped plugins linked to.
 
 Python: open3d imports plotly and dash at import time for browser plots the
 app never draws; they (and what only they pull in) are excluded and
@@ -68,8 +69,9 @@ DROP_DATA_PREFIXES = (
 )
 DROP_BINARY_NAMES = re.compile(r"^open3d/open3d_(tf|torch)_ops\.so$")
 QT_LIB = re.compile(r"^(?:PyQt6/Qt6/lib/)?(libQt6[A-Za-z0-9]+\.so(?:\.\d+)*)$")
-# Qt libraries kept even when nothing links to them (loaded by name at run time).
-QT_LIBS_ALWAYS = {"libQt6XcbQpa.so.6", "libQt6OpenGL.so.6"}
+# Never dropped as orphans: the bootloader loads libpython by name; Qt's xcb
+# platform and OpenGL support are kept even if a Qt update changes who links them.
+ALWAYS_KEEP = re.compile(r"^(libpython3[\d.]*\.so[\d.]*|libQt6XcbQpa\.so\.6|libQt6OpenGL\.so\.6)$")
 
 
 def _norm(dest: str) -> str:
@@ -105,22 +107,32 @@ def qt_lib_name(dest: str) -> str | None:
     return m.group(1) if m else None
 
 
-def prune_qt_libs(binaries: list, needed_by) -> tuple[list, list[str]]:
-    """Drop the Qt libraries that no kept binary needs (transitively).
+def prune_orphans(original: list, kept: list, needed_by) -> tuple[list, list[str]]:
+    """Drop the libraries that were collected only because a dropped entry needed them.
 
-    `binaries` are PyInstaller TOC tuples (dest, src, typecode); `needed_by(src)`
-    gives the sonames a file links to. Returns (kept entries, dropped dest names).
+    PyInstaller collects a binary's link-time dependencies; dropping a plugin
+    leaves behind what only it linked to (GTK for the gtk3 theme, libQt6Pdf for
+    the PDF image plugin...). A library is dropped when it is a Qt library or
+    something in `original` linked to it, and nothing kept links to it,
+    directly or not. `original`/`kept` are PyInstaller TOC tuples (dest, src,
+    typecode); `needed_by(src)` gives the sonames a file links to.
+    Returns (kept entries, dropped dest names).
     """
-    libs = {}
-    roots = []
-    for entry in binaries:
-        name = qt_lib_name(entry[0])
-        if name:
-            libs[name] = entry
-        else:
-            roots.append(entry)
-    needed: set[str] = set(QT_LIBS_ALWAYS) & set(libs)
-    todo = [e[1] for e in roots] + [libs[n][1] for n in needed]
+    def name(entry) -> str:
+        return posixpath.basename(_norm(entry[0]))
+
+    def is_library(entry) -> bool:
+        return len(entry) < 3 or entry[2] == "BINARY"
+
+    linked = set()
+    for entry in original:
+        if is_library(entry) or entry[2] == "EXTENSION":
+            linked.update(posixpath.basename(n) for n in needed_by(entry[1]))
+    libs = {name(e): e for e in kept if is_library(e)}
+    candidates = {n for n, e in libs.items() if (n in linked or qt_lib_name(e[0])) and not ALWAYS_KEEP.match(n)}
+    roots = [e for e in kept if not (is_library(e) and name(e) in candidates)]
+    reached: set[str] = set()
+    todo = [e[1] for e in roots if len(e) < 3 or e[2] in ("BINARY", "EXTENSION")]
     seen = set()
     while todo:
         src = todo.pop()
@@ -129,9 +141,9 @@ def prune_qt_libs(binaries: list, needed_by) -> tuple[list, list[str]]:
         seen.add(src)
         for soname in needed_by(src):
             base = posixpath.basename(soname)
-            if base in libs and base not in needed:
-                needed.add(base)
+            if base in candidates and base not in reached:
+                reached.add(base)
                 todo.append(libs[base][1])
-    kept = [e for e in binaries if qt_lib_name(e[0]) is None or qt_lib_name(e[0]) in needed]
-    dropped = sorted(e[0] for e in binaries if qt_lib_name(e[0]) not in (None,) and qt_lib_name(e[0]) not in needed)
-    return kept, dropped
+    orphans = candidates - reached
+    return ([e for e in kept if not (is_library(e) and name(e) in orphans)],
+            sorted(e[0] for e in kept if is_library(e) and name(e) in orphans))
