@@ -1,0 +1,145 @@
+"""What a figure, clip or slide of one question says, as plain data (no Qt, no drawing).
+
+The figure export, the clip export, the task gallery and the window's
+presentation mode all show the same things about a question: its column,
+the question sentence, the ground truth and each chosen model's answer and
+score. They get them from here, so a talk's slides and its clip never
+disagree, and every model keeps its session index (its colour) throughout.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+
+from .answers import MISSING, OK
+from .browse import answer_text, parsed_value, truth_text
+from .diagnostics import UserError
+from .release import Question, Release
+from .session import Session
+from .tasks import AnswerType
+
+# How the answer is read, in one line under the question (the prompts spell it out at length).
+CONVENTIONS = {
+    "angle": "0° = straight ahead, left turns positive, in [−180°, 180°]",
+    "Ori": "0° = up on the map, counter-clockwise positive, in [−180°, 180°]",
+    "distance": "metres from you to the object",
+    "point": "(x, y) on the top-down map, both in 0..999, y down",
+    "choice": "one option letter",
+}
+_CLOSE_MATCHES = 5
+_TRAILING_OPTION = re.compile(r"\s*\n?\s*[A-H][.:)]\s*$")
+
+
+@dataclass
+class ModelAnswer:
+    index: int             # into session.results: the model's colour everywhere
+    name: str
+    text: str              # "−150°", "(unparsed)", "(missing)"
+    score: float | None    # in [0, 1]; None when the question cannot be scored
+    status: str
+    value: object = None   # the parsed answer (option index for choices), None if unparsed
+
+    @property
+    def score_text(self) -> str:
+        return "—" if self.score is None else f"{self.score:.2f}"
+
+
+@dataclass
+class QuestionStory:
+    qi: int
+    question: Question
+    key: str               # Table-1 column, e.g. "ED_v" ("?" for an unknown task)
+    title: str             # "Egocentric direction (visual)"
+    sentence: str          # the question itself, without the answer-format boilerplate
+    prompt: str            # the full asking text, as the model read it
+    convention: str        # how the answer is written, one line
+    truth: str             # ground truth for people: "−161°", "4.7 m", "(490, 664)", "C"
+    answers: list[ModelAnswer]
+
+    @property
+    def answer_type(self) -> AnswerType | None:
+        return self.question.answer_type
+
+    @property
+    def uid(self) -> str:
+        return self.question.uid
+
+
+def find_question(release: Release, uid: str) -> int:
+    """Index of `uid`; UserError naming the closest uids when it is not in the release."""
+    i = release.index.get(uid)
+    if i is not None:
+        return i
+    candidates = release.uids
+    if len(candidates) > 20000:
+        # difflib is quadratic-ish per candidate: look among uids of the same scene first.
+        head = uid.split("_", 1)[0]
+        same = [u for u in candidates if u.startswith(head)]
+        candidates = same or candidates[:20000]
+    close = difflib.get_close_matches(uid, candidates, n=_CLOSE_MATCHES, cutoff=0.5)
+    if close:
+        raise UserError(f"--uid {uid!r} is not in the release; closest: " + ", ".join(close))
+    raise UserError(f"--uid {uid!r} is not in the release ({len(release)} questions, none close)")
+
+
+def choose_models(session: Session, spec: str | None) -> list[int]:
+    """Indices into session.results for a comma-separated list of names; all when None."""
+    if not spec:
+        return list(range(len(session.results)))
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    out = []
+    for n in names:
+        k = next((i for i, r in enumerate(session.results) if r.model == n), None)
+        if k is None:
+            have = ", ".join(session.models) or "none loaded"
+            raise UserError(f"--models: no model {n!r} (models: {have})")
+        if k not in out:
+            out.append(k)
+    return out
+
+
+def question_sentence(q: Question) -> tuple[str, str]:
+    """(the question sentence, the full asking text) from the prompt segments."""
+    texts = [t.strip() for t in q.texts if t and t.strip()]
+    asking = [t for t in texts if "?" in t]
+    prompt = asking[-1] if asking else (texts[-1] if texts else "")
+    prompt = _TRAILING_OPTION.sub("", prompt).strip()
+    cut = prompt.find("?")
+    sentence = prompt[:cut + 1] if cut >= 0 else prompt.split("\n", 1)[0]
+    return sentence.strip(), prompt
+
+
+def convention(q: Question) -> str:
+    at = q.answer_type
+    if at is None:
+        return ""
+    if at is AnswerType.ANGLE and q.column.key == "Ori":
+        return CONVENTIONS["Ori"]
+    return CONVENTIONS[at.value]
+
+
+def build_story(session: Session, qi: int, models: list[int] | None = None) -> QuestionStory:
+    release = session.release
+    q = release.questions[qi]
+    col = q.column
+    sentence, prompt = question_sentence(q)
+    answers = []
+    for m in (range(len(session.results)) if models is None else models):
+        r = session.results[m]
+        s = float(r.score[qi])
+        answers.append(ModelAnswer(m, r.model, answer_text(r, release, qi),
+                                   None if math.isnan(s) else s, str(r.status[qi]),
+                                   parsed_value(r, release, qi)))
+    return QuestionStory(qi, q, col.key if col else "?", col.title if col else q.task,
+                         sentence, prompt, convention(q), truth_text(release, qi), answers)
+
+
+def answered(story: QuestionStory) -> list[ModelAnswer]:
+    """The answers that parsed (those that can be drawn)."""
+    return [a for a in story.answers if a.status == OK]
+
+
+def unanswered_note(a: ModelAnswer) -> str:
+    return "no answer" if a.status == MISSING else "answer does not parse"

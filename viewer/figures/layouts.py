@@ -1,0 +1,242 @@
+"""The three figure layouts of one question: `map`, `panel` (the paper's Figure 1 style) and `3d`.
+
+Each returns its logical size and a paint function; `save_figure` turns
+that into PNG, SVG or PDF. A `Subject` is a question ready to draw: its
+story (texts, answers, scores), its media as arrays and as QImages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from PyQt6.QtCore import QRectF, Qt
+from PyQt6.QtGui import QImage, QPainter
+
+from ..core.diagnostics import UserError
+from ..core.scene import SceneLibrary
+from ..core.session import Session
+from ..core.showcase import QuestionStory, build_story
+from ..core.storyboard import EVERYTHING, best_frame, strip_frames
+from ..core.tasks import AnswerType
+from ..render.question_media import QuestionMedia, gather_media
+from ..render.scene_assets import SceneAssets
+from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
+from .map_painter import legend_height, map_legend, paint_legend, paint_map
+from .parts import (paint_answers, paint_options, paint_question, paint_still, paint_strip, paint_title,
+                    still_legend, title_height)
+from .theme import PAPER, Theme
+
+LAYOUTS = ("map", "panel", "3d")
+STRIP_FRAMES = 6
+Paint = Callable[[QPainter], None]
+
+
+@dataclass
+class Subject:
+    session: Session
+    qi: int
+    models: list[int]
+    story: QuestionStory
+    media: QuestionMedia
+    assets: SceneAssets
+    map_q: QImage | None = None
+    view_q: QImage | None = None
+    options_q: list[QImage | None] = field(default_factory=list)
+    _strip: list | None = None
+
+    @property
+    def is_choice(self) -> bool:
+        return self.story.answer_type is AnswerType.CHOICE
+
+    def model_labels(self, scores: bool = True) -> dict[int, str]:
+        return {a.index: f"{a.name}: {a.text}" + (f"  (score {a.score_text})" if scores else "")
+                for a in self.story.answers}
+
+    def best_frame(self) -> int | None:
+        g = self.media.geometry
+        if g is None or g.video is None:
+            return None
+        return best_frame(g.video.instances, self.story.question.target)[0]
+
+    def strip(self, count: int = STRIP_FRAMES) -> list[tuple[int, QImage]]:
+        """Frames for the panel's strip, decoded once."""
+        if self._strip is None:
+            src = self.media.frames
+            picks = strip_frames(src.n_frames, count, self.best_frame()) if src is not None else []
+            self._strip = [(k, rgb_to_qimage(src.frame(k))) for k in picks]
+        return self._strip
+
+    def close(self) -> None:
+        self.media.close()
+
+
+def prepare(session: Session, qi: int, models: list[int] | None = None, scenes: SceneLibrary | None = None,
+            assets: SceneAssets | None = None, frames: bool = True) -> Subject:
+    models = list(range(len(session.results))) if models is None else models
+    scenes = scenes if scenes is not None else SceneLibrary(session.release.root)
+    assets = assets or SceneAssets()
+    media = gather_media(session, qi, scenes, assets, models, frames=frames)
+    subject = Subject(session, qi, models, build_story(session, qi, models), media, assets)
+    subject.map_q = rgb_to_qimage(media.map_image) if media.map_image is not None else None
+    subject.view_q = rgb_to_qimage(media.view_image) if media.view_image is not None else None
+    subject.options_q = [rgb_to_qimage(o) if o is not None else None for o in media.options]
+    return subject
+
+
+# ------------------------------------------------------------------- map
+def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tuple[int, int], Paint]:
+    """The map with every overlay and a legend that names each answer and its score.
+
+    A multiple-choice question has no map: its options take the map's place.
+    """
+    m = theme.font_px * 1.5
+    inner = width - 2 * m
+    probe = QImage(8, 8, QImage.Format.Format_RGB888)
+    pp = QPainter(probe)
+    q_h = min(paint_question_height(pp, inner, s, theme), theme.font_px * 4.2)
+    pp.end()
+    if s.is_choice:
+        body_h = inner * 0.82
+        entries = []
+    else:
+        img = s.map_q
+        aspect = img.height() / img.width() if img is not None else 0.8
+        body_h = inner * aspect
+        entries = map_legend(s.media.overlay, EVERYTHING, f"ground truth: {s.story.truth}", s.model_labels(),
+                             None)
+    leg_h = legend_height(entries, inner, theme)
+    top = m + title_height(theme) + theme.font_px * 0.6
+    height = int(top + q_h + theme.font_px * 0.6 + body_h + (leg_h + theme.font_px * 0.8 if entries else 0) + m)
+
+    def paint(p: QPainter) -> None:
+        p.fillRect(QRectF(0, 0, width, height), theme.background)
+        paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
+        paint_question(p, QRectF(m, top, inner, q_h), s.story, theme, scale=1.0)
+        body = QRectF(m, top + q_h + theme.font_px * 0.6, inner, body_h)
+        if s.is_choice:
+            paint_options(p, body, s.options_q, s.media.option_notes, s.story, theme)
+        else:
+            paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note)
+            paint_legend(p, QRectF(m, body.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
+    return (width, height), paint
+
+
+def paint_question_height(p: QPainter, width: float, s: Subject, theme: Theme) -> float:
+    from .canvas import text_height
+    h = text_height(p, width, s.story.sentence, theme.font(1.0, bold=True))
+    if s.story.convention:
+        h += theme.font_px * 0.35 + text_height(p, width, "Answer: " + s.story.convention, theme.font(0.8))
+    return h
+
+
+# ----------------------------------------------------------------- panel
+def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: int = 900
+                 ) -> tuple[tuple[int, int], Paint]:
+    """Video strip on top; current view and question | map or options | answers and scores."""
+    m = theme.font_px * 1.5
+    gap = theme.font_px * 1.5
+    inner = width - 2 * m
+    strip_frames_ = s.strip()
+    fps = s.media.frames.fps if s.media.frames is not None else 0.0
+    note = s.media.frames.note if s.media.frames is not None else s.media.frames_note
+
+    def paint(p: QPainter) -> None:
+        p.fillRect(QRectF(0, 0, width, height), theme.background)
+        th_ = title_height(theme)
+        paint_title(p, QRectF(m, m, inner, th_), s.story, theme)
+        y = m + th_ + theme.font_px * 0.9
+        n = s.media.frames.n_frames if s.media.frames is not None else 0
+        label = "Exploration video" + (f" ({n} frames, {n / fps:.0f} s; {len(strip_frames_)} shown)"
+                                       if n and fps else "")
+        draw_text(p, QRectF(m, y, inner, theme.font_px * 1.4), label, theme.font(0.85, bold=True), theme.muted,
+                  wrap=False)
+        y += theme.font_px * 1.5
+        strip_h = height * 0.2
+        paint_strip(p, QRectF(m, y, inner, strip_h), strip_frames_, fps, theme, s.best_frame(), note)
+        y += strip_h + (theme.font_px * 1.0 if note else 0) + gap * 0.8
+        body_h = height - m - y
+        c1 = inner * 0.27
+        c3 = inner * 0.27
+        c2 = inner - c1 - c3 - 2 * gap
+        x2, x3 = m + c1 + gap, m + c1 + c2 + 2 * gap
+        # Column 1: the current view (if the question has one), then the question.
+        qy = y
+        if not s.is_choice:
+            head = theme.font_px * 1.4
+            draw_text(p, QRectF(m, y, c1, head), "Current view", theme.font(0.85, bold=True), theme.muted,
+                      wrap=False)
+            view_h = min(c1 * 0.8, body_h * 0.55)
+            draw_image(p, QRectF(m, y + head, c1, view_h), s.view_q, theme, s.media.view_note)
+            qy = y + head + view_h + theme.font_px
+        paint_question(p, QRectF(m, qy, c1, y + body_h - qy), s.story, theme, scale=1.0)
+        # Column 2: the map with its legend, or the options.
+        if s.is_choice:
+            paint_options(p, QRectF(x2, y, c2, body_h), s.options_q, s.media.option_notes, s.story, theme)
+        else:
+            entries = map_legend(s.media.overlay, EVERYTHING, "ground truth",
+                                 {a.index: a.name for a in s.story.answers}, None)
+            leg_h = legend_height(entries, c2, theme)
+            paint_map(p, QRectF(x2, y, c2, body_h - leg_h - theme.font_px * 0.5), s.map_q, s.media.overlay, theme,
+                      EVERYTHING, s.media.map_note)
+            paint_legend(p, QRectF(x2, y + body_h - leg_h, c2, leg_h), entries, theme)
+        # Column 3: the answers and their scores.
+        draw_text(p, QRectF(x3, y, c3, theme.font_px * 1.4), "Answers", theme.font(0.85, bold=True), theme.muted,
+                  wrap=False)
+        paint_answers(p, QRectF(x3, y + theme.font_px * 1.6, c3, body_h), s.story, theme)
+    return (width, height), paint
+
+
+# -------------------------------------------------------------------- 3d
+def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, width: int = 1280,
+                 pixels: float = 1.0) -> tuple[tuple[int, int], Paint]:
+    """A ray-cast still of the scene with the overlay lines; `pixels` = render resolution factor."""
+    from ..render.still_camera import choose_pose, render_still
+    g = s.media.geometry
+    if g is None or g.scene is None or s.media.overlay3d is None:
+        raise UserError(f"--layout 3d: question {s.story.uid!r} has no scene metadata "
+                        f"(scenes/{s.story.question.scene}/scene.json)")
+    mesh = s.assets.mesh(g.scene)
+    caster = mesh._cache.get("still_raycaster")
+    if caster is None:
+        from ..render.raycast import Raycaster
+        caster = mesh._cache["still_raycaster"] = Raycaster(mesh.without_instances(mesh.kind_mask("ceiling")))
+    m = theme.font_px * 1.5
+    inner = width - 2 * m
+    img_h = inner * 9 / 16
+    pose = choose_pose(camera, s.media.overlay3d, mesh.bounds(),
+                       g.viewpoint.pose if g.viewpoint is not None else None,
+                       g.video.poses if g.video is not None else None, aspect=16 / 9)
+    w_px = int(round(inner * pixels))
+    still = render_still(caster, s.media.overlay3d, pose, w_px, int(round(w_px * 9 / 16)))
+    image = rgb_to_qimage(still.image)
+    entries = still_legend(still, f"ground truth: {s.story.truth}", s.model_labels())
+    leg_h = legend_height(entries, inner, theme)
+    top = m + title_height(theme) + theme.font_px * 0.6
+    cam_text = {"overview": "seen from above the scene (ceiling removed)",
+                "query": "seen from the current view"}.get(camera, f"seen from video {camera}")
+    height = int(top + theme.font_px * 1.6 + img_h + theme.font_px * 0.8 + leg_h + m)
+
+    def paint(p: QPainter) -> None:
+        p.fillRect(QRectF(0, 0, width, height), theme.background)
+        paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
+        draw_text(p, QRectF(m, top, inner, theme.font_px * 1.5), f"{s.story.sentence}   — 3D, {cam_text}",
+                  theme.font(0.9), theme.muted, wrap=False)
+        box = QRectF(m, top + theme.font_px * 1.6, inner, img_h)
+        paint_still(p, box, still, image, theme)
+        paint_legend(p, QRectF(m, box.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
+    return (width, height), paint
+
+
+def export_figure(s: Subject, layout: str, out: Path, scale: float = 1.0, camera: str = "overview",
+                  theme: Theme = PAPER) -> Path:
+    if layout not in LAYOUTS:
+        raise UserError(f"--layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
+    if layout == "map":
+        size, paint = map_figure(s, theme)
+    elif layout == "panel":
+        size, paint = panel_figure(s, theme)
+    else:
+        vector = Path(out).suffix.lower() in (".svg", ".pdf")
+        size, paint = still_figure(s, camera, theme, pixels=1.5 if vector else min(max(scale, 1.0), 3.0))
+    return save_figure(Path(out), size, paint, scale, title=f"{s.story.key}: {s.story.uid}")

@@ -1,0 +1,288 @@
+"""A top-down map with a question's overlay, painted with QPainter, and its legend.
+
+Draws a `viewer.core.overlays.MapOverlay` (all coordinates in map pixels,
+computed by the core) scaled into any rectangle, showing only the layers a
+`viewer.core.storyboard.Layers` allows. Same symbols as the window's map
+view: green truth with its tolerance bands, one colour per model, the
+current view in blue with its field of view, the target's box in red, the
+video path coloured by time and the moving camera in yellow. Models also
+get a marker shape each, so they stay apart in grey-scale print.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PyQt6.QtCore import QPointF, QRectF, Qt
+from PyQt6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter
+
+from ..core.overlays import MapOverlay
+from ..core.storyboard import EVERYTHING, Layers
+from . import theme as th
+from .canvas import draw_image, draw_marker, draw_text, pen, polygon
+from .theme import Theme
+
+SECTOR_ALPHA = {15.0: 110, 30.0: 70, 45.0: 40}
+
+
+@dataclass
+class LegendEntry:
+    kind: str          # "path", "marker", "view", "target", "truth-star", "truth-ray", "truth-line",
+    #                    "band", "ring", "model"
+    color: QColor
+    label: str
+    shape: str = "circle"
+
+
+class _Map:
+    """Map pixels -> figure coordinates for one drawn map."""
+
+    def __init__(self, rect: QRectF, width: int, height: int):
+        self.s = min(rect.width() / width, rect.height() / height)
+        self.ox = rect.center().x() - width * self.s / 2
+        self.oy = rect.center().y() - height * self.s / 2
+
+    def pts(self, a: np.ndarray) -> np.ndarray:
+        return np.asarray(a, float) * self.s + (self.ox, self.oy)
+
+    def pt(self, a) -> QPointF:
+        x, y = self.pts(np.asarray(a, float).reshape(2))
+        return QPointF(float(x), float(y))
+
+
+def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, head: float) -> None:
+    p.setPen(pen(color, width))
+    p.drawLine(a, b)
+    d = np.array([b.x() - a.x(), b.y() - a.y()])
+    n = np.hypot(*d)
+    if n < 1e-6:
+        return
+    d /= n
+    left = np.array([-d[1], d[0]])
+    tip = np.array([b.x(), b.y()])
+    base = tip - head * d
+    p.setBrush(QBrush(color))
+    p.setPen(pen(color, 1.0))
+    p.drawPolygon(polygon([tip, base + 0.5 * head * left, base - 0.5 * head * left]))
+
+
+def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | None, theme: Theme,
+              layers: Layers = EVERYTHING, message: str = "") -> QRectF:
+    """The map letterboxed in `rect` with the allowed layers of `ov`; returns the map's rect."""
+    where = draw_image(p, rect, image, theme, message)
+    if image is None or image.isNull() or ov is None:
+        return where
+    m = _Map(where, ov.width, ov.height)
+    lw = theme.w
+    p.save()
+    p.setClipRect(where)
+    if layers.trajectory and ov.trajectory is not None:
+        _trajectory(p, m, ov, layers, theme)
+    if layers.truth:
+        for tau, poly in ov.sectors:
+            c = QColor(th.TRUTH)
+            c.setAlpha(SECTOR_ALPHA.get(tau, 40))
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(c))
+            p.drawPolygon(polygon(m.pts(poly)))
+    if layers.viewpoint and ov.fov_wedge is not None:
+        c = QColor(th.VIEWPOINT)
+        c.setAlpha(55)
+        p.setPen(pen(th.VIEWPOINT, lw(1.5)))
+        p.setBrush(QBrush(c))
+        p.drawPolygon(polygon(m.pts(ov.fov_wedge)))
+    if layers.target and ov.target_box is not None:
+        p.setPen(pen(th.TARGET, lw(3.0)))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawPolygon(polygon(m.pts(ov.target_box)))
+    if layers.truth:
+        _rings(p, m, ov, theme)
+        if ov.truth_circle is not None:
+            p.setPen(pen(th.TRUTH, lw(3.5)))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawPolyline(polygon(m.pts(ov.truth_circle)))
+    if layers.answers:
+        for k, poly in ov.pred_circles:
+            p.setPen(pen(th.model_color(k), lw(2.5), dash=True))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            pts = m.pts(poly)
+            p.drawPolyline(polygon(pts))
+            top = pts[np.argmin(pts[:, 1])]
+            draw_marker(p, th.model_shape(k), QPointF(*top), lw(6), th.model_color(k), QColor(0, 0, 0), lw(1.2))
+    head = lw(15)
+    if layers.truth and ov.truth_ray is not None:
+        a, b = m.pts(ov.truth_ray)
+        _arrow(p, QPointF(*a), QPointF(*b), th.TRUTH, lw(5), head * 1.2)
+    if layers.answers:
+        for k, seg in ov.pred_rays:
+            a, b = m.pts(seg)
+            _arrow(p, QPointF(*a), QPointF(*b), th.model_color(k), lw(3), head)
+            draw_marker(p, th.model_shape(k), QPointF(*b), lw(6), th.model_color(k), QColor(0, 0, 0), lw(1.2))
+    if layers.viewpoint and ov.viewpoint is not None:
+        draw_marker(p, "circle", m.pt(ov.viewpoint), lw(8), th.VIEWPOINT, QColor(255, 255, 255), lw(2))
+    if layers.answers:
+        if layers.truth and ov.truth_point is not None:
+            for k, pt in ov.pred_points:
+                p.setPen(pen(th.model_color(k), lw(2), dash=True))
+                p.drawLine(m.pt(pt), m.pt(ov.truth_point))
+        for k, pt in ov.pred_points:
+            draw_marker(p, th.model_shape(k), m.pt(pt), lw(9), th.model_color(k), QColor(0, 0, 0), lw(1.5))
+    if layers.truth and ov.truth_point is not None:
+        draw_marker(p, "star", m.pt(ov.truth_point), lw(15), th.TRUTH, QColor(255, 255, 255), lw(2))
+    if layers.marker is not None and ov.trajectory is not None:
+        _camera(p, m, ov, layers.marker, theme)
+    p.restore()
+    return where
+
+
+def _trajectory(p: QPainter, m: _Map, ov: MapOverlay, layers: Layers, theme: Theme) -> None:
+    xy = m.pts(ov.trajectory)
+    n = len(xy)
+    end = n if layers.path_until is None else min(max(layers.path_until + 1, 0), n)
+    ok = np.isfinite(xy).all(axis=1)
+    p.setPen(pen(QColor(90, 90, 90, 170), theme.w(1.4)))
+    run: list = []
+    for i in range(end):                      # break the line where a pose is invalid
+        if ok[i]:
+            run.append(xy[i])
+        elif run:
+            p.drawPolyline(polygon(run))
+            run = []
+    if len(run) > 1:
+        p.drawPolyline(polygon(run))
+    r = theme.w(2.6)
+    p.setPen(Qt.PenStyle.NoPen)
+    for i in range(0, end, max(1, n // 160)):
+        if ok[i]:
+            p.setBrush(QBrush(th.viridis(i / max(n - 1, 1))))
+            p.drawEllipse(QPointF(*xy[i]), r, r)
+
+
+def _camera(p: QPainter, m: _Map, ov: MapOverlay, k: int, theme: Theme) -> None:
+    k = min(max(int(k), 0), len(ov.trajectory) - 1)
+    pos = ov.trajectory[k]
+    if not np.isfinite(pos).all():
+        return
+    c = m.pt(pos)
+    if ov.trajectory_heading is not None and np.isfinite(ov.trajectory_heading[k]).all():
+        tip = pos + 0.06 * math.hypot(ov.width, ov.height) * ov.trajectory_heading[k]
+        _arrow(p, c, m.pt(tip), QColor(255, 255, 255), theme.w(3), theme.w(11))
+    draw_marker(p, "square", c, theme.w(7), th.MARKER, QColor(0, 0, 0), theme.w(1.5))
+
+
+def _rings(p: QPainter, m: _Map, ov: MapOverlay, theme: Theme) -> None:
+    font = theme.font(0.7)
+    for tau, ring in ov.rings:
+        pts = m.pts(ring)
+        p.setPen(pen(QColor(0, 150, 70, 210), theme.w(1.4), dash=True))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawPolyline(polygon(pts))
+        top = pts[np.argmin(pts[:, 1])]
+        fm = QFontMetricsF(font)
+        label = f"{tau:g}"
+        box = QRectF(top[0] - fm.horizontalAdvance(label) / 2 - 3, top[1] - fm.height() - 1,
+                     fm.horizontalAdvance(label) + 6, fm.height())
+        p.fillRect(box, QColor(255, 255, 255, 190))
+        draw_text(p, box, label, font, QColor(0, 110, 55), Qt.AlignmentFlag.AlignCenter, wrap=False)
+
+
+# ------------------------------------------------------------------ legend
+def map_legend(ov: MapOverlay | None, layers: Layers, truth_label: str,
+               model_labels: dict[int, str], answer_type: str | None) -> list[LegendEntry]:
+    """Entries for what `paint_map` draws with these layers (models: index -> label)."""
+    out: list[LegendEntry] = []
+    if ov is None:
+        return out
+    if layers.truth and (ov.truth_point is not None or ov.truth_ray is not None or ov.truth_circle is not None):
+        kind = "truth-star" if ov.truth_point is not None else \
+            "truth-ray" if ov.truth_ray is not None else "truth-line"
+        out.append(LegendEntry(kind, th.TRUTH, truth_label))
+    if layers.answers:
+        drawn = {k for k, _ in ov.pred_points} | {k for k, _ in ov.pred_rays} | {k for k, _ in ov.pred_circles}
+        out += [LegendEntry("model", th.model_color(k), label, th.model_shape(k))
+                for k, label in model_labels.items() if k in drawn]
+    if layers.truth and ov.sectors:
+        out.append(LegendEntry("band", th.TRUTH, "within 15° / 30° / 45°"))
+    if layers.truth and ov.rings:
+        out.append(LegendEntry("ring", th.TRUTH, "100 … 300 units from the truth"))
+    if layers.viewpoint and ov.viewpoint is not None:
+        out.append(LegendEntry("view", th.VIEWPOINT, "current view"))
+    if layers.target and ov.target_box is not None:
+        out.append(LegendEntry("target", th.TARGET, "target"))
+    if layers.trajectory and ov.trajectory is not None:
+        out.append(LegendEntry("path", th.viridis(0.5), "video path (dark → light: time)"))
+    if layers.marker is not None and ov.trajectory is not None:
+        out.append(LegendEntry("marker", th.MARKER, "video camera now"))
+    return out
+
+
+def _entry_width(e: LegendEntry, theme: Theme, fm: QFontMetricsF) -> float:
+    return theme.font_px * 2.2 + fm.horizontalAdvance(e.label) + theme.font_px * 1.2
+
+
+def legend_height(entries: list[LegendEntry], width: float, theme: Theme) -> float:
+    if not entries:
+        return 0.0
+    fm = QFontMetricsF(theme.font(0.85))
+    rows, x = 1, 0.0
+    for e in entries:
+        w = _entry_width(e, theme, fm)
+        if x > 0 and x + w > width:
+            rows, x = rows + 1, 0.0
+        x += w
+    return rows * fm.height() * 1.45
+
+
+def paint_legend(p: QPainter, rect: QRectF, entries: list[LegendEntry], theme: Theme) -> None:
+    font = theme.font(0.85)
+    fm = QFontMetricsF(font)
+    row_h = fm.height() * 1.45
+    x, y = rect.left(), rect.top()
+    sw = theme.font_px * 2.2                      # the symbol's box
+    for e in entries:
+        w = _entry_width(e, theme, fm)
+        if x > rect.left() and x + w > rect.right():
+            x, y = rect.left(), y + row_h
+        cy = y + row_h / 2
+        _symbol(p, e, QRectF(x, cy - theme.font_px * 0.6, sw - theme.font_px * 0.4, theme.font_px * 1.2), theme)
+        draw_text(p, QRectF(x + sw, y, w - sw, row_h), e.label, font, theme.text,
+                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+        x += w
+
+
+def _symbol(p: QPainter, e: LegendEntry, r: QRectF, theme: Theme) -> None:
+    c = r.center()
+    lw = theme.w
+    left, right = QPointF(r.left(), c.y()), QPointF(r.right(), c.y())
+    if e.kind == "truth-star":
+        draw_marker(p, "star", c, r.height() * 0.6, e.color, QColor(255, 255, 255), lw(1.2))
+    elif e.kind == "truth-ray":
+        _arrow(p, left, right, e.color, lw(4), lw(10))
+    elif e.kind == "truth-line":
+        p.setPen(pen(e.color, lw(3.5)))
+        p.drawLine(left, right)
+    elif e.kind == "model":
+        p.setPen(pen(e.color, lw(2.5)))
+        p.drawLine(left, right)
+        draw_marker(p, e.shape, c, r.height() * 0.38, e.color, QColor(0, 0, 0), lw(1.2))
+    elif e.kind == "band":
+        col = QColor(e.color)
+        col.setAlpha(90)
+        p.fillRect(r, col)
+    elif e.kind == "ring":
+        p.setPen(pen(e.color, lw(1.6), dash=True))
+        p.drawLine(left, right)
+    elif e.kind == "view":
+        draw_marker(p, "circle", c, r.height() * 0.4, e.color, QColor(255, 255, 255), lw(1.5))
+    elif e.kind == "target":
+        p.setPen(pen(e.color, lw(2.5)))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(r.adjusted(r.width() * 0.2, 2, -r.width() * 0.2, -2))
+    elif e.kind == "path":
+        for k in range(4):
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(th.viridis(k / 3)))
+            p.drawEllipse(QPointF(r.left() + (k + 0.5) * r.width() / 4, c.y()), lw(3), lw(3))
+    elif e.kind == "marker":
+        draw_marker(p, "square", c, r.height() * 0.35, e.color, QColor(0, 0, 0), lw(1.2))
