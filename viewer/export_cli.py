@@ -77,3 +77,63 @@ def cmd_render(argv: list[str]) -> int:
         subject.close()
     print(written)
     return 0
+
+
+# -------------------------------------------------------------------- clip
+def cmd_clip(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gst-viewer clip",
+                                description="A short clip of one question: the exploration video beside the map "
+                                            "with the camera moving along its path, then the question's view, "
+                                            "the models' answers and the truth. MP4 (OpenCV) or GIF.")
+    _common(p)
+    p.add_argument("--out", required=True, help="CLIP.mp4 or CLIP.gif (.avi also works)")
+    p.add_argument("--seconds", type=float, default=10.0, help="clip length (default 10)")
+    p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
+    p.add_argument("--size", default=None, help="WIDTHxHEIGHT (default 1280x720; GIF 800x450)")
+    p.add_argument("--theme", default="dark", choices=("dark", "light", "paper"))
+    args = p.parse_args(argv)
+    from .figures.clip_export import export_clip, parse_size
+    from .figures.theme import THEMES
+    from .render.clip_writer import SUFFIXES, check_writable
+    from .textprogress import ProgressBar
+    out = check_writable(Path(args.out))
+    if out.suffix.lower() not in SUFFIXES:
+        raise UserError(f"{out}: unknown clip format {out.suffix or '(none)'}; use .mp4 or .gif (or .avi)")
+    size = parse_size(args.size) if args.size else None
+    subject = _subject(args)
+    try:
+        if subject.media.frames is not None and subject.media.frames.note:
+            print(f"gst-viewer: {subject.media.frames.note}", file=sys.stderr)
+        with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1) as bar:
+            result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
+    finally:
+        subject.close()
+    if result.note:
+        print(f"gst-viewer: {result.note}", file=sys.stderr)
+    print(f"{result.path}  ({result.frames} frames, {result.size[0]}x{result.size[1]}, {result.codec})")
+    return 0
+
+
+# ----------------------------------------------------------------- gallery
+def cmd_gallery(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gst-viewer gallery",
+                                description="One clean example of each of the 12 tasks: a PNG slide each "
+                                            "(slide_01_ED_v.png ...), a grid of all (grid.png) and the "
+                                            "choices made (gallery.json).")
+    _common(p, uid=False)
+    p.add_argument("--out", required=True, help="output folder (created if missing)")
+    p.add_argument("--theme", default="light", choices=("light", "dark", "paper"))
+    args = p.parse_args(argv)
+    from .figures.canvas import ensure_gui_app
+    from .figures.gallery import build_gallery
+    from .figures.theme import THEMES
+    from .textprogress import ProgressBar
+    session, models = _session(args)
+    ensure_gui_app()
+    with ProgressBar("gallery", 13) as bar:
+        result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar)
+    missing = [k for k, uid in result.picks.items() if uid is None]
+    if missing:
+        print(f"gst-viewer: no question for {', '.join(missing)} in this release", file=sys.stderr)
+    print(f"{len(result.slides)} slides and {result.grid} in {Path(args.out)}")
+    return 0

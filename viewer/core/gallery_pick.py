@@ -17,14 +17,14 @@ import numpy as np
 from .release import Release, natural_key
 from .scene import QuestionGeometry
 from .storyboard import best_frame
-from .tasks import COLUMNS, AnswerType
+from .tasks import COLUMNS
 
 # Weights: a clean example always beats a large target, which beats a
 # mixed hit/miss answer set (a nicety).
 W_CLEAN = 10.0
 W_TARGET_AREA = 4.0
 W_MIXED = 1.0
-FULL_AREA = 0.12          # a target covering this share of its best frame counts as "large"
+FULL_AREA = 0.3           # a target covering this share of its best frame counts as "large"
 
 
 @dataclass
@@ -98,7 +98,3 @@ def pick_examples(release: Release, link: Callable[[int], QuestionGeometry | Non
                 best = cand
         out[col.key] = best
     return out
-
-
-def is_choice(release: Release, qi: int) -> bool:
-    return release.questions[qi].answer_type is AnswerType.CHOICE

@@ -95,13 +95,14 @@ def paint_options(p: QPainter, rect: QRectF, images: list[QImage | None], notes:
         cell = QRectF(rect.left() + (k % cols) * (cw + gap), rect.top() + (k // cols) * (ch + gap), cw, ch)
         letter_h = QFontMetricsF(theme.font(1.0, bold=True)).height() * 1.2
         is_truth = show_truth and truth is not None and int(truth) == k
-        img_rect = QRectF(cell.left(), cell.top() + letter_h, cw, ch - letter_h - badge_h)
+        fw = theme.w(5)                    # the truth frame sits outside the image: leave it room
+        img_rect = QRectF(cell.left() + fw, cell.top() + letter_h + fw, cw - 2 * fw, ch - letter_h - badge_h - 2 * fw)
         label = chr(65 + k) + ("   ✓ ground truth" if is_truth else "")
         draw_text(p, QRectF(cell.left(), cell.top(), cw, letter_h), label, theme.font(1.0, bold=True),
                   th.TRUTH if is_truth else theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                   wrap=False)
         draw_image(p, img_rect, images[k], theme, notes[k] if k < len(notes) else "",
-                   frame=th.TRUTH if is_truth else None, frame_width=theme.w(5))
+                   frame=th.TRUTH if is_truth else None, frame_width=fw)
         if show_picks:
             x = cell.left()
             for a in picks.get(k, []):

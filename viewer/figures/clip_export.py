@@ -1,0 +1,96 @@
+"""A short clip of one question: the video beside the map, the camera moving, then the reveal.
+
+Frames follow `viewer.core.storyboard.plan_clip` (the video time-lapsed to
+fit, then the question's viewpoint, the answers, the truth), each painted by
+`StoryPainter` and written by `viewer.render.clip_writer` (OpenCV for MP4,
+our own writer for GIF). Progress is reported per frame; a cancelled export
+leaves no partial file behind.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..core.diagnostics import UserError
+from ..core.storyboard import TRUTH, VIDEO, plan_clip
+from ..render.clip_writer import check_writable, open_clip_writer
+from .canvas import qimage_to_rgb
+from .layouts import Subject
+from .story_frame import StoryPainter
+from .theme import TALK_DARK, Theme
+
+DEFAULT_SIZE = (1280, 720)
+DEFAULT_GIF_SIZE = (800, 450)        # GIFs are big per pixel: a smaller default
+MAX_SIDE = 3840
+
+
+class ExportCancelled(Exception):
+    """The user stopped the export; nothing was left on disk."""
+
+
+@dataclass
+class ClipResult:
+    path: Path
+    codec: str
+    note: str                # e.g. which codec replaced an unavailable one
+    frames: int
+    size: tuple[int, int]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text or "")
+    if not m:
+        raise UserError(f"--size {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (64 <= w <= MAX_SIDE and 64 <= h <= MAX_SIDE):
+        raise UserError(f"--size {text!r}: each side must be between 64 and {MAX_SIDE} pixels")
+    # Most codecs need even sides; keep what was asked otherwise.
+    return w, h
+
+
+def export_clip(subject: Subject, out: Path, seconds: float = 10.0, fps: float = 15.0,
+                size: tuple[int, int] | None = None, theme: Theme = TALK_DARK,
+                progress: Callable[[int, int], None] | None = None,
+                cancelled: Callable[[], bool] | None = None) -> ClipResult:
+    out = check_writable(Path(out))
+    if not (0 < seconds <= 600):
+        raise UserError(f"--seconds {seconds:g}: expected a length in (0, 600]")
+    if not (1 <= fps <= 60):
+        raise UserError(f"--fps {fps:g}: expected 1 to 60 frames per second")
+    src = subject.media.frames
+    if src is None:
+        raise UserError(f"no exploration video for {subject.story.uid!r}: {subject.media.frames_note}")
+    if size is None:
+        size = DEFAULT_GIF_SIZE if out.suffix.lower() == ".gif" else DEFAULT_SIZE
+    plan = plan_clip(seconds, fps, src.n_frames)
+    painter = StoryPainter(subject)
+    video_len = src.n_frames / src.fps if src.fps > 0 else 0.0
+
+    def render(stage: str, k: int | None):
+        time_text = f"{k / src.fps:.1f} s / {video_len:.0f} s" if stage == VIDEO and src.fps > 0 else ""
+        return qimage_to_rgb(painter.image(size, stage, k, theme, time_text))
+
+    samples = []
+    if out.suffix.lower() == ".gif":          # the GIF palette must suit the video and the reveal
+        samples = [render(VIDEO, 0), render(VIDEO, src.n_frames // 2), render(TRUTH, None)]
+    writer = open_clip_writer(out, fps, size, samples)
+    done = False
+    try:
+        for i, f in enumerate(plan):
+            if cancelled is not None and cancelled():
+                raise ExportCancelled()
+            writer.write(render(f.stage, f.video_frame))
+            if progress is not None:
+                progress(i + 1, len(plan))
+        done = True
+    finally:
+        writer.close()
+        if not done:
+            try:
+                os.remove(writer.path)
+            except OSError:
+                pass
+    return ClipResult(writer.path, writer.codec, writer.note, writer.frames, size)

@@ -1,0 +1,164 @@
+"""One moment of a question's story, painted: a clip frame or a presentation slide.
+
+Left: what the model looked at (the exploration video while it plays, then
+the current view, or for a question without one the target in its best
+frame). Right: the top-down map with only the layers the stage allows (the
+camera moving along the path while the video plays), or the options of a
+multiple-choice question. Bottom: the question and, stage by stage, the
+answers and the truth with the scores. Type and strokes scale with the
+frame's height, so a 1280x720 clip and a full-screen projector read alike.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from PyQt6.QtCore import QRectF, Qt
+from PyQt6.QtGui import QFontMetricsF, QImage, QPainter
+
+from ..core.storyboard import ANSWER, QUESTION, STAGE_TITLES, TRUTH, VIDEO, layers_at
+from . import theme as th
+from .canvas import draw_image, draw_text, rgb_to_qimage
+from .layouts import Subject
+from .map_painter import LegendEntry, legend_height, map_legend, paint_legend, paint_map
+from .parts import paint_options, paint_title, title_height
+from .theme import Theme
+
+FONT_PER_HEIGHT = 1 / 34          # body text size as a share of the frame height
+STROKE_HEIGHT = 900               # a theme's stroke widths are meant for a frame this high
+
+
+def scaled_theme(theme: Theme, height: float) -> Theme:
+    """`theme` with type and strokes sized for a frame `height` pixels high."""
+    return dataclasses.replace(theme, font_px=height * FONT_PER_HEIGHT,
+                               stroke=theme.stroke * max(height, 300) / STROKE_HEIGHT)
+
+
+def contact_sheet(frames: list[tuple[int, QImage]], gap: int = 6) -> QImage | None:
+    """Up to four frames in a 2x2 sheet (for questions with no current view to show)."""
+    if not frames:
+        return None
+    w, h = frames[0][1].width(), frames[0][1].height()
+    sheet = QImage(2 * w + gap, 2 * h + gap, QImage.Format.Format_RGB888)
+    sheet.fill(0)
+    p = QPainter(sheet)
+    for i, (_, img) in enumerate(frames[:4]):
+        p.drawImage(QRectF((i % 2) * (w + gap), (i // 2) * (h + gap), w, h), img)
+    p.end()
+    return sheet
+
+
+class StoryPainter:
+    """Paints any (stage, video frame) of one Subject; caches decoded frames' QImages lightly."""
+
+    def __init__(self, subject: Subject):
+        self.s = subject
+        self._frame_cache: tuple[int, QImage] | None = None
+        self._best: QImage | None = None
+
+    # ------------------------------------------------------------- pieces
+    def video_image(self, k: int) -> QImage | None:
+        src = self.s.media.frames
+        if src is None:
+            return None
+        if self._frame_cache is None or self._frame_cache[0] != k:
+            self._frame_cache = (k, rgb_to_qimage(src.frame(k)))
+        return self._frame_cache[1]
+
+    def looked_at(self) -> tuple[QImage | None, str]:
+        """What the left pane shows outside the video stage, and its caption."""
+        s = self.s
+        if s.view_q is not None:
+            return s.view_q, "current view"
+        best = s.best_frame()
+        if best is not None and s.media.frames is not None:
+            if self._best is None:
+                self._best = rgb_to_qimage(s.media.frames.frame(best))
+            return self._best, "the target (red box) in the video"
+        if s.media.frames is not None:
+            if self._best is None:
+                self._best = contact_sheet(s.strip(4))
+            return self._best, "the exploration video, four moments"
+        return None, s.media.view_note or s.media.frames_note
+
+    def legend(self, stage: str, frame: int | None) -> list[LegendEntry]:
+        s = self.s
+        if s.is_choice:
+            out = []
+            if stage == TRUTH:
+                out.append(LegendEntry("truth-star", th.TRUTH, f"ground truth: {s.story.truth}"))
+            if stage in (ANSWER, TRUTH):
+                out += [LegendEntry("model", th.model_color(a.index),
+                                    f"{a.name}: {a.text}" + (f" ({a.score_text})" if stage == TRUTH else ""),
+                                    th.model_shape(a.index)) for a in s.story.answers]
+            return out
+        layers = layers_at(s.story.key, s.story.answer_type, stage, frame)
+        entries = map_legend(s.media.overlay, layers, f"ground truth: {s.story.truth}", {}, None)
+        if stage in (ANSWER, TRUTH):
+            # Every chosen model is named, also one whose answer cannot be drawn (unparsed, missing).
+            models = [LegendEntry("model", th.model_color(a.index),
+                                  f"{a.name}: {a.text}" + (f" ({a.score_text})" if stage == TRUTH else ""),
+                                  th.model_shape(a.index)) for a in s.story.answers]
+            at = 1 if entries and entries[0].kind.startswith("truth") else 0
+            entries[at:at] = models
+        return entries
+
+    # -------------------------------------------------------------- frame
+    def paint(self, p: QPainter, rect: QRectF, stage: str, frame: int | None, theme: Theme,
+              time_text: str = "") -> None:
+        s = self.s
+        t = scaled_theme(theme, rect.height())
+        p.fillRect(rect, t.background)
+        m = t.font_px * 0.9
+        inner = QRectF(rect.left() + m, rect.top() + m, rect.width() - 2 * m, rect.height() - 2 * m)
+        th_ = title_height(t)
+        paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
+        stage_font = t.font(0.8, bold=True)
+        draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
+                  STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), stage_font, t.muted,
+                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+        entries = self.legend(stage, frame)
+        fm = QFontMetricsF(t.font(1.0, bold=True))
+        sentence_h = fm.height() * 2.3
+        leg_h = max(legend_height(entries, inner.width(), t), QFontMetricsF(t.font(0.85)).height() * 2.9)
+        band = sentence_h + leg_h + t.font_px * 0.5
+        top = inner.top() + th_ + t.font_px * 0.6
+        pane_h = inner.bottom() - band - top - t.font_px * 0.5
+        gap = t.font_px
+        half = (inner.width() - gap) / 2
+        left = QRectF(inner.left(), top, half, pane_h)
+        right = QRectF(inner.left() + half + gap, top, half, pane_h)
+
+        cap_h = QFontMetricsF(t.font(0.75)).height() * 1.3
+        if stage == VIDEO:
+            img, caption = self.video_image(frame or 0), "exploration video"
+            if s.media.frames is not None and s.media.frames.kind == "rendered":
+                caption = "exploration video (rendered from the scene: no video file)"
+        else:
+            img, caption = self.looked_at()
+        draw_image(p, QRectF(left.left(), left.top(), left.width(), left.height() - cap_h), img, t, caption)
+        draw_text(p, QRectF(left.left(), left.bottom() - cap_h, left.width(), cap_h), caption, t.font(0.75),
+                  t.muted, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+        if s.is_choice:
+            paint_options(p, right, s.options_q, s.media.option_notes, s.story, t,
+                          show_picks=stage in (ANSWER, TRUTH), show_truth=stage == TRUTH)
+        else:
+            paint_map(p, right, s.map_q, s.media.overlay, t,
+                      layers_at(s.story.key, s.story.answer_type, stage, frame), s.media.map_note)
+        y = inner.bottom() - band + t.font_px * 0.3
+        draw_text(p, QRectF(inner.left(), y, inner.width(), sentence_h), s.story.sentence, t.font(1.0, bold=True),
+                  t.text)
+        paint_legend(p, QRectF(inner.left(), y + sentence_h, inner.width(), leg_h), entries, t)
+
+    def image(self, size: tuple[int, int], stage: str, frame: int | None, theme: Theme,
+              time_text: str = "") -> QImage:
+        img = QImage(size[0], size[1], QImage.Format.Format_RGB888)
+        p = QPainter(img)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        self.paint(p, QRectF(0, 0, size[0], size[1]), stage, frame, theme, time_text)
+        p.end()
+        return img
+
+
+__all__ = ["StoryPainter", "scaled_theme", "QUESTION", "VIDEO", "ANSWER", "TRUTH"]
