@@ -6,6 +6,7 @@
     gst-viewer --selftest [--no-window]          check, headless, that the app works
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
     gst-viewer flags export RELEASE --format F   reviewer verdicts and notes
+    gst-viewer render|clip|gallery RELEASE ...   figures, clips, task gallery (viewer/export_cli.py)
 
 User errors end in a one-line message on stderr and exit code 2, never a traceback.
 """
@@ -26,7 +27,8 @@ EXIT_USER_ERROR = 2
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest,
-                "audit": cmd_audit, "flags": cmd_flags}
+                "audit": cmd_audit, "flags": cmd_flags,
+                "render": _export("cmd_render"), "clip": _export("cmd_clip"), "gallery": _export("cmd_gallery")}
     try:
         if argv and argv[0] in commands:
             return commands[argv[0]](argv[1:])
@@ -162,6 +164,14 @@ def cmd_audit(argv: list[str]) -> int:
 def cmd_flags(argv: list[str]) -> int:
     from .audit_cli import cmd_flags as run
     return run(argv)
+
+
+def _export(name: str):
+    """Figures, clips and the task gallery (viewer/export_cli.py), imported when used."""
+    def run(argv: list[str]) -> int:
+        from . import export_cli
+        return getattr(export_cli, name)(argv)
+    return run
 
 
 # ------------------------------------------------------------------ selftest
