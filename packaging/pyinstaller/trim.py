@@ -55,7 +55,9 @@ EXCLUDED_PYTHON = [
     "widgetsnbextension", "jupyterlab_widgets", "jupyter_core", "fastjsonschema", "referencing",
     "rpds", "blinker", "itsdangerous", "click", "jinja2",
     # open3d extras the app does not use
-    "open3d.ml", "open3d._ml3d", "open3d.visualization.draw_plotly", "open3d.web_visualizer",
+    # (open3d.ml itself stays: `import open3d` imports it; its submodules load on first use)
+    "open3d.ml.tf", "open3d.ml.torch", "open3d.ml.contrib", "open3d.ml.datasets", "open3d.ml.vis",
+    "open3d._ml3d", "open3d.visualization.draw_plotly", "open3d.web_visualizer",
     "tensorflow", "torch",
     # development and test tools, GUI toolkits the app does not use
     "pytest", "_pytest", "pytestqt", "pip", "setuptools", "pkg_resources", "tkinter", "matplotlib",
