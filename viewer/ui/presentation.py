@@ -1,0 +1,122 @@
+"""Presentation mode: one question full screen, revealed step by step with the arrow keys.
+
+Stages (viewer.core.storyboard.TALK_STAGES): the question, the exploration
+video (playing, the camera moving on the map), the models' answers, the
+truth. Right / Space / Page Down step forward, Left / Page Up back, Home and
+End jump, Up / Down change question, T switches dark and light, Escape
+leaves. Each moment is painted by the same StoryPainter as exported clips,
+in large type and thick strokes.
+"""
+from __future__ import annotations
+
+from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QPainter
+from PyQt6.QtWidgets import QWidget
+
+from ..core.storyboard import TALK_STAGES, VIDEO
+from ..figures.story_frame import StoryPainter
+from ..figures.theme import TALK_DARK, TALK_LIGHT
+
+MAX_PLAY_FPS = 30.0
+
+
+class PresentationWindow(QWidget):
+    stageChanged = pyqtSignal(str)
+    questionStep = pyqtSignal(int)          # +1 / -1: the window shows the next / previous question
+    closed = pyqtSignal()
+
+    def __init__(self, subject, theme: str = "dark", parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("gst-viewer — presentation")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.BlankCursor)
+        self.theme = TALK_LIGHT if theme == "light" else TALK_DARK
+        self.stage_index = 0
+        self.frame = 0
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._advance_video)
+        self.subject = None
+        self.painter = None
+        self.set_subject(subject)
+
+    # ------------------------------------------------------------ content
+    def set_subject(self, subject) -> None:
+        if self.subject is not None and self.subject is not subject:
+            self.subject.close()
+        self.subject = subject
+        self.painter = StoryPainter(subject)
+        self.set_stage(0)
+
+    @property
+    def stage(self) -> str:
+        return TALK_STAGES[self.stage_index]
+
+    def set_stage(self, index: int) -> None:
+        self.stage_index = min(max(index, 0), len(TALK_STAGES) - 1)
+        self.timer.stop()
+        self.frame = 0
+        src = self.subject.media.frames
+        if self.stage == VIDEO and src is not None and src.n_frames > 1:
+            fps = min(src.fps or 10.0, MAX_PLAY_FPS)
+            self._step = max(1, round((src.fps or 10.0) / fps))
+            self.timer.start(int(1000 / fps))
+        self.update()
+        self.stageChanged.emit(self.stage)
+
+    def step(self, delta: int) -> None:
+        self.set_stage(self.stage_index + delta)
+
+    def toggle_theme(self) -> None:
+        self.theme = TALK_LIGHT if self.theme is TALK_DARK else TALK_DARK
+        self.update()
+
+    def _advance_video(self) -> None:
+        src = self.subject.media.frames
+        if src is None or self.frame >= src.n_frames - 1:
+            self.timer.stop()
+            return
+        self.frame = min(self.frame + self._step, src.n_frames - 1)
+        self.update()
+
+    # ------------------------------------------------------------- events
+    def keyPressEvent(self, event) -> None:
+        key = event.key()
+        K = Qt.Key
+        if key in (K.Key_Right, K.Key_Space, K.Key_PageDown, K.Key_Return, K.Key_Enter):
+            self.step(+1)
+        elif key in (K.Key_Left, K.Key_PageUp, K.Key_Backspace):
+            self.step(-1)
+        elif key == K.Key_Home:
+            self.set_stage(0)
+        elif key == K.Key_End:
+            self.set_stage(len(TALK_STAGES) - 1)
+        elif key == K.Key_Down:
+            self.questionStep.emit(+1)
+        elif key == K.Key_Up:
+            self.questionStep.emit(-1)
+        elif key == K.Key_T:
+            self.toggle_theme()
+        elif key in (K.Key_Escape, K.Key_F5, K.Key_Q):
+            self.close()
+        else:
+            super().keyPressEvent(event)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        src = self.subject.media.frames
+        time_text = ""
+        if self.stage == VIDEO and src is not None and src.fps:
+            time_text = f"{self.frame / src.fps:.1f} s / {src.n_frames / src.fps:.0f} s"
+        self.painter.paint(p, QRectF(self.rect()), self.stage, self.frame if self.stage == VIDEO else None,
+                           self.theme, time_text)
+        p.end()
+
+    def closeEvent(self, event) -> None:
+        self.timer.stop()
+        if self.subject is not None:
+            self.subject.close()
+        self.closed.emit()
+        super().closeEvent(event)
