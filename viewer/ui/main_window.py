@@ -91,6 +91,8 @@ class MainWindow(QMainWindow):
         self.jobs.progress.connect(self._job_progress)
         from .audit_window import AuditController   # Audit and Review docks
         self.audit = AuditController(self)
+        from .talk_actions import TalkActions       # File: exports and gallery; View: presentation (F5)
+        self.talk = TalkActions(self)
         self.restore_layout()
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
