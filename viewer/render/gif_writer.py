@@ -37,7 +37,10 @@ def median_cut(pixels: np.ndarray, colors: int = 256) -> np.ndarray:
             break
         boxes.pop(k)
         b = b[np.argsort(b[:, ch], kind="stable")]
-        mid = len(b) // 2
+        # Cut where the channel's value changes, nearest the median: a cut inside a run of one
+        # value would leave that colour in both halves and waste a palette entry.
+        steps = np.flatnonzero(b[1:, ch] != b[:-1, ch]) + 1
+        mid = int(steps[np.argmin(np.abs(steps - len(b) // 2))])
         boxes += [box(b[:mid]), box(b[mid:])]
     pal = np.zeros((colors, 3), np.uint8)
     for i, (_, _, _, b) in enumerate(boxes):
