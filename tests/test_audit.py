@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import audit_release as ar
-from viewer.core.audit import CHECK_IDS, SCENE_CHECKS, parse_checks, run_audit
+from viewer.core.audit import CHECK_IDS, SCENE_CHECKS, Finding, parse_checks, run_audit
 from viewer.core.diagnostics import UserError
 from viewer.core.release import load_release
 
@@ -198,3 +198,34 @@ def test_scenes_in_worker_processes_give_the_same_report(tmp_path):
     assert [f.to_json() for f in parallel.findings] == [f.to_json() for f in serial.findings]
     assert parallel.summary() == serial.summary()
     assert flagged(serial) == {(U("ED_s", "scene_2"), "gt_direction_mismatch")}
+
+
+def test_evidence_pictures(tmp_path):
+    from viewer.render.evidence import finding_evidence
+    root = ar.build(tmp_path / "r", mesh=True)
+    doc = ar.read_scene(root)
+    doc["instances"][ar.CHAIR]["bbox3"]["translation"] = [3.5, 1.0, 0.45]           # into view of pos_1
+    doc["instances"][ar.LAMP]["bbox3"].update(translation=[2.5, 4.6, 0.3], size=[0.3, 0.3, 0.3])  # in the table
+    doc["viewpoints"]["pos_2"]["pose"] = ar.video_poses()[20].ravel().tolist()        # on the walk
+    ar.write_scene(root, doc)
+    ar.refresh(root)
+    release = load_release(root)
+    report = run_audit(release)
+    by = {(f.uid, f.check): f for f in report.findings}
+
+    f = by[(U("ED_v"), "target_visible_in_query_view")]
+    [view] = finding_evidence(root, release.get(U("ED_v")), f)
+    red = (view.rgb[..., 0] > 150) & (view.rgb[..., 1] < 100) & (view.rgb[..., 2] < 100)
+    assert view.rgb.shape == (ar.INTR["height"], ar.INTR["width"], 3)
+    assert abs(int(red.sum()) - f.details["visible_pixels"]) <= 0.1 * f.details["visible_pixels"]
+
+    f = by[(U("Pos"), "query_near_trajectory")]
+    view, frame = finding_evidence(root, release.get(U("Pos")), f)
+    assert "frame 20" in frame.caption and np.array_equal(view.rgb, frame.rgb)       # the same pose
+
+    f = by[(U("GP_s"), "target_unseen_in_video")]
+    [frame] = finding_evidence(root, release.get(U("GP_s")), f)
+    yellow = (frame.rgb == [255, 210, 0]).all(axis=-1)
+    assert f"frame {f.details['best_frame']}" in frame.caption and yellow.sum() > 10
+    numbers_only = Finding(U("ED_v"), "gt_direction_mismatch", "error", "", {})
+    assert finding_evidence(root, release.get(U("ED_v")), numbers_only) == []

@@ -128,3 +128,20 @@ def test_flags_panel_on_a_damaged_database_is_read_only(qtbot, tmp_path):
     assert not panel.buttons["ok"].isEnabled() and panel.note.isReadOnly()
     panel.set_verdict("ok")                                         # ignored, no exception
     assert FlagStore(path).readonly
+
+
+def test_audit_panel_shows_and_clears_evidence(qtbot):
+    import numpy as np
+    panel = AuditPanel()
+    qtbot.addWidget(panel)
+    panel.set_report(report())
+    panel.show_evidence([("current view: target in red", np.zeros((48, 64, 3), np.uint8)),
+                         ("frame 20", np.full((48, 64, 3), 200, np.uint8))])
+    from PyQt6.QtWidgets import QLabel
+    captions = [w.text() for w in panel.evidence.findChildren(QLabel) if w.text()]
+    assert captions == ["current view: target in red", "frame 20"] and not panel.evidence.isHidden()
+    pixmaps = [w.pixmap() for w in panel.evidence.findChildren(QLabel) if not w.pixmap().isNull()]
+    assert [p.height() for p in pixmaps] == [AuditPanel.EVIDENCE_HEIGHT] * 2
+    with qtbot.waitSignal(panel.findingSelected) as sig:
+        panel.table.selectRow(0)
+    assert sig.args[0].check == "gt_direction_mismatch" and panel.evidence.isHidden()

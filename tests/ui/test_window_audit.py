@@ -24,6 +24,24 @@ def test_audit_runs_off_the_gui_thread_and_opens_the_finding(qtbot, window, tmp_
     assert controller.flags.uid == ar.uid("EDist_s")
 
 
+def test_choosing_a_visibility_finding_renders_its_evidence(qtbot, window, tmp_path):
+    root = ar.build(tmp_path / "release")
+    doc = ar.read_scene(root)
+    doc["instances"][ar.CHAIR]["bbox3"]["translation"] = [3.5, 1.0, 0.45]
+    ar.write_scene(root, doc)
+    ar.refresh(root)
+    open_release(qtbot, window, root)
+    panel = window.audit.panel
+    window.audit.run()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=60000)
+    panel.set_filter(check="target_visible_in_query_view")
+    panel.table.selectRow(0)
+    qtbot.waitUntil(lambda: not panel.evidence.isHidden(), timeout=30000)
+    settle(qtbot, window)
+    from PyQt6.QtWidgets import QLabel
+    assert any("pixels of chair_abcdef_0" in w.text() for w in panel.evidence.findChildren(QLabel))
+
+
 def test_review_dock_flags_the_shown_sample(qtbot, window, tmp_path):
     root = ar.build(tmp_path / "release")
     open_release(qtbot, window, root, uid=ar.uid("ED_v"))

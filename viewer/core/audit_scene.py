@@ -259,6 +259,12 @@ class _SceneAuditor:
         frames, counts, per_frame, step = self._videos[video.id]
         column = counts[:, vis.index(g.target.id)]
         best = int(np.argmax(column))
+        if column[best] == 0:
+            # Never seen: show the frame that looks most directly at it (what hides it there).
+            poses = video.poses[frames]
+            to_target = g.target.bbox.center - poses[:, :3, 3]
+            cos = np.einsum("ij,ij->i", poses[:, :3, 2], to_target) / np.linalg.norm(to_target, axis=1)
+            best = int(np.nanargmax(np.where(np.isfinite(cos), cos, -2.0)))
         best_fraction = column[best] / per_frame
         if best_fraction >= VIDEO_MIN_FRACTION:
             self.tally.passed(check)

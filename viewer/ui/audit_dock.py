@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 
 from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
-from PyQt6.QtGui import QBrush, QColor
+from PyQt6.QtGui import QBrush, QColor, QPixmap
 from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                              QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ..core.audit import CHECK_IDS, AuditReport, Finding
+from .images import array_to_qimage
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_COLORS = {"error": QColor(200, 40, 40), "warning": QColor(190, 120, 0), "info": QColor(60, 110, 180)}
@@ -55,7 +56,9 @@ class FindingsModel(QAbstractTableModel):
 class AuditPanel(QWidget):
     """Findings filtered by check and severity, with the selected one's measured details."""
     uidSelected = pyqtSignal(str)
+    findingSelected = pyqtSignal(object)      # the Finding, for the window to render its evidence
     runRequested = pyqtSignal()
+    EVIDENCE_HEIGHT = 220
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -87,6 +90,10 @@ class AuditPanel(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.details = QPlainTextEdit(readOnly=True)
         self.details.setPlaceholderText("the measured numbers of the selected finding")
+        self.evidence = QWidget()
+        self.evidence_row = QHBoxLayout(self.evidence)
+        self.evidence_row.setContentsMargins(0, 0, 0, 0)
+        self.evidence.hide()
 
         top = QHBoxLayout()
         top.addWidget(self.run_button)
@@ -95,8 +102,10 @@ class AuditPanel(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.details)
+        split.addWidget(self.evidence)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
+        split.setStretchFactor(2, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
@@ -132,6 +141,35 @@ class AuditPanel(QWidget):
         self.check_box.setCurrentIndex(max(0, self.check_box.findData(check)))
         self.severity_box.setCurrentIndex(max(0, self.severity_box.findData(severity)))
 
+    def show_evidence(self, images: list) -> None:
+        """Pictures of the selected finding: (caption, (H, W, 3) uint8 RGB) pairs, or objects with
+        `caption` and `rgb`."""
+        self.clear_evidence()
+        for item in images:
+            caption, rgb = (item.caption, item.rgb) if hasattr(item, "rgb") else item
+            box = QVBoxLayout()
+            picture = QLabel()
+            picture.setPixmap(QPixmap.fromImage(array_to_qimage(rgb)).scaledToHeight(
+                self.EVIDENCE_HEIGHT, Qt.TransformationMode.SmoothTransformation))
+            text = QLabel(caption)
+            text.setWordWrap(True)
+            box.addWidget(picture)
+            box.addWidget(text)
+            self.evidence_row.addLayout(box)
+        self.evidence_row.addStretch(1)
+        self.evidence.setVisible(bool(images))
+
+    def clear_evidence(self) -> None:
+        while self.evidence_row.count():
+            item = self.evidence_row.takeAt(0)
+            layout = item.layout()
+            if layout is not None:
+                while layout.count():
+                    w = layout.takeAt(0).widget()
+                    if w is not None:
+                        w.deleteLater()
+        self.evidence.hide()
+
     def visible_findings(self) -> list[Finding]:
         return list(self.model.findings)
 
@@ -158,11 +196,14 @@ class AuditPanel(QWidget):
                  and (severity is None or f.severity == severity)]
         self.model.set_findings(shown)
         self.details.clear()
+        self.clear_evidence()
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
             return
         f = self.model.findings[current.row()]
         self.details.setPlainText(f"{f.message}\n\n" + json.dumps(f.details, indent=1, ensure_ascii=False))
+        self.clear_evidence()
+        self.findingSelected.emit(f)
         if f.uid is not None:
             self.uidSelected.emit(f.uid)

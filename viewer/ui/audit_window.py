@@ -35,6 +35,7 @@ class AuditController(QObject):
             window.addAction(a)          # window-wide shortcuts, wherever the focus is
 
         self.panel.uidSelected.connect(self._open_uid)
+        self.panel.findingSelected.connect(self._render_evidence)
         self.panel.runRequested.connect(self.run)
         self.flags.message.connect(window.show_status)
         window.sessionLoaded.connect(self._session_loaded)
@@ -57,6 +58,19 @@ class AuditController(QObject):
             return                        # a newer release was opened meanwhile
         self.panel.set_report(report)
         self.window.show_status(self.panel.status.text())
+
+    def _render_evidence(self, finding) -> None:
+        from ..render.evidence import CHECKS_WITH_PICTURES, finding_evidence
+        session = self.window.session
+        if session is None or finding.uid is None or finding.check not in CHECKS_WITH_PICTURES:
+            self.window.jobs.cancel_lane("evidence")
+            return
+        question = session.release.get(finding.uid)
+        if question is None:
+            return
+        self.window.jobs.submit(finding_evidence, self.window.release_path, question, finding, lane="evidence",
+                                label="rendering evidence", done=self.panel.show_evidence,
+                                failed=lambda msg: self.window.show_status(f"evidence: {msg}"))
 
     def _open_uid(self, uid: str) -> None:
         if not self.window.select_uid(uid):
