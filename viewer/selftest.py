@@ -92,8 +92,10 @@ class Selftest:
         try:
             value, detail = fn()
         except Exception as e:                         # every failure is reported, never raised
-            msg = str(e) if isinstance(e, SelftestFailure) else f"{type(e).__name__}: {e}"
-            if self.verbose and not isinstance(e, SelftestFailure):
+            from .core.diagnostics import UserError
+            expected = isinstance(e, (SelftestFailure, UserError))
+            msg = str(e) if expected else f"{type(e).__name__}: {e}"
+            if self.verbose and not expected:
                 traceback.print_exc(file=sys.stderr)
             self._record(Step(name, "FAIL", time.perf_counter() - t0, msg))
             return None
