@@ -22,7 +22,7 @@ from ..core.tasks import AnswerType
 from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
-from .map_painter import legend_height, map_legend, paint_legend, paint_map
+from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import (paint_answers, paint_options, paint_question, paint_still, paint_strip, paint_title,
                     still_legend, title_height)
 from .theme import PAPER, Theme
@@ -96,18 +96,17 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     pp = QPainter(probe)
     q_h = min(paint_question_height(pp, inner, s, theme), theme.font_px * 4.2)
     pp.end()
+    entries = answer_legend(s.story)
     if s.is_choice:
         body_h = inner * 0.82
-        entries = []
     else:
         img = s.map_q
         aspect = img.height() / img.width() if img is not None else 0.8
         body_h = inner * aspect
-        entries = map_legend(s.media.overlay, EVERYTHING, f"ground truth: {s.story.truth}", s.model_labels(),
-                             None)
+        entries += map_legend(s.media.overlay, EVERYTHING, None, {}, None)
     leg_h = legend_height(entries, inner, theme)
     top = m + title_height(theme) + theme.font_px * 0.6
-    height = int(top + q_h + theme.font_px * 0.6 + body_h + (leg_h + theme.font_px * 0.8 if entries else 0) + m)
+    height = int(top + q_h + theme.font_px * 0.6 + body_h + leg_h + theme.font_px * 0.8 + m)
 
     def paint(p: QPainter) -> None:
         p.fillRect(QRectF(0, 0, width, height), theme.background)
@@ -118,7 +117,7 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
             paint_options(p, body, s.options_q, s.media.option_notes, s.story, theme)
         else:
             paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note)
-            paint_legend(p, QRectF(m, body.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
+        paint_legend(p, QRectF(m, body.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
     return (width, height), paint
 
 
@@ -208,9 +207,11 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
                        g.viewpoint.pose if g.viewpoint is not None else None,
                        g.video.poses if g.video is not None else None, aspect=16 / 9)
     w_px = int(round(inner * pixels))
-    still = render_still(caster, s.media.overlay3d, pose, w_px, int(round(w_px * 9 / 16)))
+    from ..render.still_camera import answer_marks_3d
+    marks = answer_marks_3d(s.story.question, s.qi, s.media.results_shown, g, float(mesh.bounds()[0][2]))
+    still = render_still(caster, s.media.overlay3d, pose, w_px, int(round(w_px * 9 / 16)), marks=marks)
     image = rgb_to_qimage(still.image)
-    entries = still_legend(still, f"ground truth: {s.story.truth}", s.model_labels())
+    entries = answer_legend(s.story) + still_legend(still, None, {})
     leg_h = legend_height(entries, inner, theme)
     top = m + title_height(theme) + theme.font_px * 0.6
     cam_text = {"overview": "seen from above the scene (ceiling removed)",

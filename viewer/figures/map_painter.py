@@ -188,13 +188,30 @@ def _rings(p: QPainter, m: _Map, ov: MapOverlay, theme: Theme) -> None:
 
 
 # ------------------------------------------------------------------ legend
-def map_legend(ov: MapOverlay | None, layers: Layers, truth_label: str,
+TRUTH_SYMBOL = {"angle": "truth-ray", "distance": "truth-line", "point": "truth-star", "choice": "truth-star"}
+
+
+def answer_legend(story, truth: bool = True, scores: bool = True) -> list[LegendEntry]:
+    """The truth and every chosen model's answer (also those that cannot be drawn), as legend entries."""
+    out = []
+    at = story.answer_type.value if story.answer_type is not None else "choice"
+    if truth:
+        out.append(LegendEntry(TRUTH_SYMBOL[at], th.TRUTH, f"ground truth: {story.truth}"))
+    out += [LegendEntry("model", th.model_color(a.index),
+                        f"{a.name}: {a.text}" + (f" ({a.score_text})" if scores else ""), th.model_shape(a.index))
+            for a in story.answers]
+    return out
+
+
+def map_legend(ov: MapOverlay | None, layers: Layers, truth_label: str | None,
                model_labels: dict[int, str], answer_type: str | None) -> list[LegendEntry]:
-    """Entries for what `paint_map` draws with these layers (models: index -> label)."""
+    """Entries for what `paint_map` draws with these layers (models: index -> label;
+    no truth entry when `truth_label` is None)."""
     out: list[LegendEntry] = []
     if ov is None:
         return out
-    if layers.truth and (ov.truth_point is not None or ov.truth_ray is not None or ov.truth_circle is not None):
+    if truth_label is not None and layers.truth and (
+            ov.truth_point is not None or ov.truth_ray is not None or ov.truth_circle is not None):
         kind = "truth-star" if ov.truth_point is not None else \
             "truth-ray" if ov.truth_ray is not None else "truth-line"
         out.append(LegendEntry(kind, th.TRUTH, truth_label))

@@ -206,10 +206,11 @@ def paint_still(p: QPainter, rect: QRectF, still: Still, image: QImage, theme: T
     return where
 
 
-def still_legend(still: Still, truth_label: str, model_labels: dict[int, str]) -> list[LegendEntry]:
+def still_legend(still: Still, truth_label: str | None, model_labels: dict[int, str]) -> list[LegendEntry]:
+    """Entries for what the still shows (no truth entry when `truth_label` is None)."""
     names = {n for n, lines in still.lines if lines}
     out = []
-    if "truth" in names:
+    if "truth" in names and truth_label is not None:
         out.append(LegendEntry("truth-ray", th.TRUTH, truth_label))
     out += [LegendEntry("model", th.model_color(k), label, th.model_shape(k))
             for k, label in model_labels.items() if ("model", k) in names]

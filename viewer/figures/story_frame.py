@@ -16,10 +16,9 @@ from PyQt6.QtCore import QRectF, Qt
 from PyQt6.QtGui import QFontMetricsF, QImage, QPainter
 
 from ..core.storyboard import ANSWER, QUESTION, STAGE_TITLES, TRUTH, VIDEO, layers_at
-from . import theme as th
 from .canvas import draw_image, draw_text, rgb_to_qimage
 from .layouts import Subject
-from .map_painter import LegendEntry, legend_height, map_legend, paint_legend, paint_map
+from .map_painter import LegendEntry, answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import paint_options, paint_title, title_height
 from .theme import Theme
 
@@ -82,24 +81,12 @@ class StoryPainter:
 
     def legend(self, stage: str, frame: int | None) -> list[LegendEntry]:
         s = self.s
-        if s.is_choice:
-            out = []
-            if stage == TRUTH:
-                out.append(LegendEntry("truth-star", th.TRUTH, f"ground truth: {s.story.truth}"))
-            if stage in (ANSWER, TRUTH):
-                out += [LegendEntry("model", th.model_color(a.index),
-                                    f"{a.name}: {a.text}" + (f" ({a.score_text})" if stage == TRUTH else ""),
-                                    th.model_shape(a.index)) for a in s.story.answers]
-            return out
         layers = layers_at(s.story.key, s.story.answer_type, stage, frame)
-        entries = map_legend(s.media.overlay, layers, f"ground truth: {s.story.truth}", {}, None)
+        entries = []
         if stage in (ANSWER, TRUTH):
-            # Every chosen model is named, also one whose answer cannot be drawn (unparsed, missing).
-            models = [LegendEntry("model", th.model_color(a.index),
-                                  f"{a.name}: {a.text}" + (f" ({a.score_text})" if stage == TRUTH else ""),
-                                  th.model_shape(a.index)) for a in s.story.answers]
-            at = 1 if entries and entries[0].kind.startswith("truth") else 0
-            entries[at:at] = models
+            entries = answer_legend(s.story, truth=stage == TRUTH, scores=stage == TRUTH)
+        if not s.is_choice:
+            entries += map_legend(s.media.overlay, layers, None, {}, None)
         return entries
 
     # -------------------------------------------------------------- frame

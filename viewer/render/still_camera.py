@@ -139,8 +139,40 @@ def _brighten(color: np.ndarray, depth: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def answer_marks_3d(question, qi: int, results, geometry, floor_z: float) -> list[tuple[object, np.ndarray]]:
+    """World segments (S, 2, 3) for answers the 3D overlay has no rays for: distances as circles
+    around the current view at its height, map points as poles standing on the floor."""
+    from ..core import geometry as geo
+    from ..core.overlays import model_answers
+    from ..core.tasks import AnswerType
+    at = question.answer_type
+    marks: list[tuple[object, np.ndarray]] = []
+    answers = [(("model", m), v) for m, v in model_answers(qi, results)]
+    if question.truth.ok:
+        answers.append(("truth", question.truth.value))
+    if at is AnswerType.DISTANCE and geometry.viewpoint is not None:
+        c = geo.camera_center(geometry.viewpoint.pose)
+        t = np.linspace(0, 2 * np.pi, 73)
+        for name, r in answers:
+            if np.isfinite(r) and r >= 0:
+                ring = np.stack([c[0] + r * np.cos(t), c[1] + r * np.sin(t), np.full_like(t, c[2])], axis=1)
+                marks.append((name, polyline_segments(ring)))
+    elif at is AnswerType.POINT:
+        tmap = geometry.topdown
+        if tmap is None or tmap.world_to_pixel is None or not tmap.width:
+            return marks
+        for name, pt in answers:
+            x, y = geo.pixel_to_world(tmap.world_to_pixel,
+                                      geo.normalised_to_pixel(np.asarray(pt, float), tmap.width, tmap.height))
+            t = np.linspace(0, 2 * np.pi, 25)
+            ring = np.stack([x + 0.25 * np.cos(t), y + 0.25 * np.sin(t), np.full_like(t, floor_z + 0.02)], axis=1)
+            pole = np.array([[[x, y, floor_z], [x, y, floor_z + 1.4]]])
+            marks.append((name, np.concatenate([polyline_segments(ring), pole])))
+    return marks
+
+
 def render_still(raycaster, overlay: SceneOverlay3D, pose: np.ndarray, width: int, height: int,
-                 hfov_deg: float = 60.0) -> Still:
+                 hfov_deg: float = 60.0, marks: list[tuple[object, np.ndarray]] = ()) -> Still:
     intr = intrinsics_for(width, height, hfov_deg)
     view = raycaster.render_view(pose, intr)
     still = Still(_brighten(view.color, view.depth), pose, intr)
@@ -154,6 +186,8 @@ def render_still(raycaster, overlay: SceneOverlay3D, pose: np.ndarray, width: in
         still.lines.append((("model", m), project_segments(pose, intr, ray[None])))
     if overlay.truth_ray is not None:
         still.lines.append(("truth", project_segments(pose, intr, overlay.truth_ray[None])))
+    for name, segments in marks:
+        still.lines.append((name, project_segments(pose, intr, segments)))
     if overlay.query_frustum is not None:
         apex = _to_camera(pose, overlay.query_frustum[0])
         if apex[2] > NEAR:

@@ -1,0 +1,111 @@
+"""Figures of one question per answer type, in each layout: files that are what they claim to be."""
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from viewer.cli import main  # noqa: E402
+
+DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
+UIDS = {
+    "angle": "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0",
+    "distance": "scene1_Object_Localization_Egocentric_Distance_visual_potted_plant_yzwbdf_2_pos_16_orient_10_video_0",
+    "point": "scene1_Egocentric_Localization_Global_Position_pos_26_orient_6_video_0",
+    "choice": "scene1_Topdown_Selection_Easy_video_0",
+}
+TRUTH_RGB = (0, 170, 80)                      # viewer.ui.style.TRUTH
+MODEL_RGB = {"noisy-expert": (0xE6, 0x9F, 0x00), "random-guesser": (0x00, 0x72, 0xB2),
+             "sign-flipper": (0xD5, 0x5E, 0x00)}
+
+
+@pytest.fixture(scope="module")
+def subjects():
+    from viewer.core.session import open_session
+    from viewer.figures.canvas import ensure_gui_app
+    from viewer.figures.layouts import prepare
+    ensure_gui_app()
+    session = open_session(DEMO, sorted((DEMO / "predictions").glob("*.jsonl")))
+    out = {k: prepare(session, session.release.index[u]) for k, u in UIDS.items()}
+    yield out
+    for s in out.values():
+        s.close()
+
+
+def _read_png(path):
+    from viewer.render.video import import_cv2
+    cv2 = import_cv2()
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert img is not None, f"{path} is not a readable PNG"
+    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+
+
+def _count(img, rgb, tol=2):
+    return int(np.sum(np.all(np.abs(img.astype(int) - rgb) <= tol, axis=-1)))
+
+
+@pytest.mark.parametrize("kind", list(UIDS))
+@pytest.mark.parametrize("layout", ["map", "panel", "3d"])
+def test_png_layouts(subjects, tmp_path, kind, layout):
+    from viewer.figures.layouts import export_figure
+    out = export_figure(subjects[kind], layout, tmp_path / f"{kind}_{layout}.png", scale=1.0)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = _read_png(out)
+    h, w = img.shape[:2]
+    assert w >= 1000 and h >= 500
+    assert img.std() > 25 and len(np.unique(img.reshape(-1, 3), axis=0)) > 500      # not blank
+    # The legend (or answers table) shows the truth's green and each model's own colour.
+    region = img[int(h * 0.55):] if layout != "panel" else img
+    assert _count(region, TRUTH_RGB) > 30
+    for name, rgb in MODEL_RGB.items():
+        assert _count(region, rgb) > 20, name
+
+
+def test_png_scale_multiplies_pixels(subjects, tmp_path):
+    from viewer.figures.layouts import export_figure
+    one = _read_png(export_figure(subjects["point"], "map", tmp_path / "a.png", scale=1.0))
+    two = _read_png(export_figure(subjects["point"], "map", tmp_path / "b.png", scale=2.0))
+    assert two.shape[0] == 2 * one.shape[0] and two.shape[1] == 2 * one.shape[1]
+
+
+def test_svg_has_vector_text_and_legend(subjects, tmp_path):
+    from viewer.figures.layouts import export_figure
+    svg = export_figure(subjects["angle"], "map", tmp_path / "m.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    text = re.sub(r"<[^>]+>", "", svg)
+    for label in ("ground truth: -161°", "noisy-expert", "sign-flipper", "current view", "target"):
+        assert label in text
+    assert re.search(r'viewBox="0 0 1000 \d+"', svg)
+    assert "<image" in svg                                          # the map bitmap is embedded
+
+
+def test_pdf_is_one_page_of_the_figure_size(subjects, tmp_path):
+    from viewer.figures.layouts import export_figure
+    data = export_figure(subjects["choice"], "panel", tmp_path / "p.pdf").read_bytes()
+    assert data[:5] == b"%PDF-" and data.rstrip().endswith(b"%%EOF")
+    box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", data)
+    assert box and (round(float(box.group(1))), round(float(box.group(2)))) == (1600, 900)
+    assert data.count(b"/Type /Page\n") + data.count(b"/Type/Page\n") + data.count(b"/Type /Page ") >= 1
+
+
+def test_render_command_and_bad_input(tmp_path, capsys):
+    out = tmp_path / "f.png"
+    assert main(["render", str(DEMO), "--uid", UIDS["distance"], "--out", str(out), "--layout", "map",
+                 "--scale", "1", "--models", "noisy-expert"]) == 0
+    assert out.stat().st_size > 10_000
+    img = _read_png(out)
+    assert _count(img, MODEL_RGB["noisy-expert"]) > 20 and _count(img, MODEL_RGB["sign-flipper"]) == 0
+    capsys.readouterr()
+    assert main(["render", str(DEMO), "--uid", UIDS["angle"][:-2] + "_9", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gst-viewer: --uid") and UIDS["angle"] in err and "Traceback" not in err
+    assert main(["render", str(DEMO), "--uid", UIDS["angle"], "--out", str(tmp_path / "no" / "f.png")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["render", str(DEMO), "--uid", UIDS["angle"], "--out", str(tmp_path / "f.bmp")]) == 2
+    assert "use .png, .svg or .pdf" in capsys.readouterr().err
+    assert main(["render", str(DEMO), "--uid", UIDS["angle"], "--out", str(out), "--layout", "3d",
+                 "--camera", "frame:99999"]) == 2
+    assert "no usable pose" in capsys.readouterr().err
