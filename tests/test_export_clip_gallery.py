@@ -1,0 +1,112 @@
+"""Clips match the requested frame count and size; releases without video; the task gallery."""
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from viewer.cli import main  # noqa: E402
+from viewer.render.video import import_cv2  # noqa: E402
+
+DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
+GP = "scene1_Object_Localization_Global_Position_visual_potted_plant_yzwbdf_2_video_0"
+TRAJ = "scene1_Trajection_Selection_traject_0_1"
+
+
+def _frames(path):
+    cv2 = import_cv2()
+    cap = cv2.VideoCapture(str(path))
+    assert cap.isOpened(), path
+    shapes = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        shapes.append(f.shape)
+    cap.release()
+    return shapes
+
+
+def test_mp4_clip_has_the_requested_frames_and_size(tmp_path, capsys):
+    out = tmp_path / "c.mp4"
+    assert main(["clip", str(DEMO), "--uid", GP, "--out", str(out), "--seconds", "2", "--fps", "10",
+                 "--size", "320x180"]) == 0
+    shapes = _frames(out)
+    assert len(shapes) == 20 and set(shapes) == {(180, 320, 3)}
+    assert "20 frames, 320x180, mp4v" in capsys.readouterr().out
+
+
+def test_gif_clip_of_a_choice_question(tmp_path):
+    out = tmp_path / "c.gif"
+    assert main(["clip", str(DEMO), "--uid", TRAJ, "--out", str(out), "--seconds", "1", "--fps", "8",
+                 "--size", "240x136", "--theme", "light"]) == 0
+    assert out.read_bytes()[:6] == b"GIF89a"
+    shapes = _frames(out)
+    assert len(shapes) == 8 and set(shapes) == {(136, 240, 3)}
+
+
+def test_clip_bad_input(tmp_path, capsys):
+    assert main(["clip", str(DEMO), "--uid", GP + "x", "--out", str(tmp_path / "c.mp4")]) == 2
+    assert "closest: " + GP in capsys.readouterr().err
+    assert main(["clip", str(DEMO), "--uid", GP, "--out", str(tmp_path / "c.mov")]) == 2
+    assert "use .mp4 or .gif" in capsys.readouterr().err
+    assert main(["clip", str(DEMO), "--uid", GP, "--out", str(tmp_path / "c.mp4"), "--size", "big"]) == 2
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err
+    assert main(["clip", str(DEMO), "--uid", GP, "--out", str(tmp_path / "x" / "c.mp4")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.fixture
+def no_video_release(tmp_path):
+    """The demo without any video file (questions still name them)."""
+    dst = tmp_path / "demo"
+    shutil.copytree(DEMO, dst, ignore=shutil.ignore_patterns("*.mp4"))
+    return dst
+
+
+def test_release_without_video_renders_frames_from_the_scene(no_video_release, tmp_path, capsys):
+    out = tmp_path / "r.mp4"
+    assert main(["clip", str(no_video_release), "--uid", GP, "--out", str(out), "--seconds", "1",
+                 "--fps", "6", "--size", "320x180"]) == 0
+    assert "frames rendered from the scene" in capsys.readouterr().err
+    assert len(_frames(out)) == 6
+
+
+def test_release_without_video_or_scene_says_why(no_video_release, tmp_path, capsys):
+    (no_video_release / "scenes" / "scene_1" / "scene.json").unlink()
+    assert main(["clip", str(no_video_release), "--uid", GP, "--out", str(tmp_path / "n.mp4")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gst-viewer: no exploration video") and "file not found" in err
+    assert not (tmp_path / "n.mp4").exists()
+
+
+def test_cancelled_clip_leaves_no_file(tmp_path):
+    from viewer.core.session import open_session
+    from viewer.figures.canvas import ensure_gui_app
+    from viewer.figures.clip_export import ExportCancelled, export_clip
+    from viewer.figures.layouts import prepare
+    ensure_gui_app()
+    session = open_session(DEMO)
+    subject = prepare(session, session.release.index[GP])
+    calls = []
+    with pytest.raises(ExportCancelled):
+        export_clip(subject, tmp_path / "c.mp4", 2, 10, (160, 90), progress=lambda d, t: calls.append(d),
+                    cancelled=lambda: len(calls) >= 3)
+    subject.close()
+    assert calls == [1, 2, 3] and not (tmp_path / "c.mp4").exists()
+
+
+def test_gallery_writes_twelve_slides_and_a_grid(tmp_path):
+    out = tmp_path / "gallery"
+    assert main(["gallery", str(DEMO), "--out", str(out)]) == 0
+    slides = sorted(out.glob("slide_*.png"))
+    assert len(slides) == 12 and slides[0].name == "slide_01_ED_v.png" and slides[-1].name == "slide_12_Traj.png"
+    cv2 = import_cv2()
+    assert cv2.imread(str(slides[0])).shape == (1080, 1920, 3)
+    grid = cv2.imread(str(out / "grid.png"))
+    assert grid.shape[0] > 1300 and grid.shape[1] > 3200
+    index = json.loads((out / "gallery.json").read_text())
+    assert len(index) == 12 and all(v["uid"] and not v["caveats"] for v in index.values())

@@ -1,0 +1,58 @@
+"""Presentation mode steps through its stages on key presses; the window's talk actions export."""
+import sys
+from pathlib import Path
+
+from PyQt6.QtCore import Qt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ui_helpers import open_release, settle  # noqa: E402
+
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "demo"
+ED = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
+
+
+def _open_demo(qtbot, window):
+    open_release(qtbot, window, DEMO, sorted((DEMO / "predictions").glob("*.jsonl")), uid=ED)
+    qtbot.waitUntil(lambda: window.sample_view.qi == window.session.release.index[ED], timeout=10000)
+    settle(qtbot, window)
+
+
+def test_arrow_keys_step_question_video_answer_truth(qtbot, window):
+    _open_demo(qtbot, window)
+    shows = window.talk.present(full_screen=False)
+    qtbot.waitExposed(shows)
+    seen = []
+    shows.stageChanged.connect(seen.append)
+    assert shows.stage == "question"
+    qtbot.keyClick(shows, Qt.Key.Key_Right)
+    assert shows.stage == "video"
+    qtbot.waitUntil(lambda: shows.frame > 3, timeout=5000)          # the video plays
+    for key, stage in ((Qt.Key.Key_Space, "answer"), (Qt.Key.Key_PageDown, "truth"),
+                       (Qt.Key.Key_Right, "truth"), (Qt.Key.Key_Left, "answer"), (Qt.Key.Key_Home, "question"),
+                       (Qt.Key.Key_End, "truth")):
+        qtbot.keyClick(shows, key)
+        assert shows.stage == stage
+    assert seen == ["video", "answer", "truth", "truth", "answer", "question", "truth"]
+    assert not shows.timer.isActive()                                 # playback stops off the video stage
+    dark = shows.theme.name
+    qtbot.keyClick(shows, Qt.Key.Key_T)
+    assert shows.theme.name != dark and shows.theme.font_px >= 24     # large type for projectors
+    grab = shows.grab().toImage()
+    assert grab.width() > 100
+    qtbot.keyClick(shows, Qt.Key.Key_Down)                            # next question, from the start
+    qtbot.waitUntil(lambda: window.sample_view.qi != window.session.release.index[ED], timeout=5000)
+    assert shows.stage == "question" and shows.subject.qi == window.sample_view.qi
+    with qtbot.waitSignal(shows.closed, timeout=3000):
+        qtbot.keyClick(shows, Qt.Key.Key_Escape)
+    assert window.talk.presentation is None
+
+
+def test_menu_actions_and_exports(qtbot, window, tmp_path):
+    _open_demo(qtbot, window)
+    texts = {a.text(): a for a in window.findChildren(type(window.talk.present_action))}
+    assert texts["Presentation mode"].shortcut().toString() == "F5"
+    assert {"Export figure…", "Export clip…", "Build task gallery…"} <= set(texts)
+    assert window.talk.export_figure(str(tmp_path / "f.png"), "map", 1.0)
+    assert (tmp_path / "f.png").stat().st_size > 10_000
+    assert window.talk.export_clip(str(tmp_path / "c.mp4"), seconds=1, fps=5, size=(160, 90))
+    assert (tmp_path / "c.mp4").stat().st_size > 1000
