@@ -161,12 +161,16 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
         x2, x3 = m + c1 + gap, m + c1 + c2 + 2 * gap
         # Column 1: the current view (if the question has one), then the question.
         qy = y
+        image, caption = s.view_q, "Current view"
+        if image is None and s.best_frame() is not None and strip_frames_:
+            # No current view (GP tasks): the target where the model saw it best.
+            image = dict(strip_frames_).get(s.best_frame())
+            caption = "The target (red box) in the video"
         if not s.is_choice:
             head = theme.font_px * 1.4
-            draw_text(p, QRectF(m, y, c1, head), "Current view", theme.font(0.85, bold=True), theme.muted,
-                      wrap=False)
+            draw_text(p, QRectF(m, y, c1, head), caption, theme.font(0.85, bold=True), theme.muted, wrap=False)
             view_h = min(c1 * 0.8, body_h * 0.55)
-            draw_image(p, QRectF(m, y + head, c1, view_h), s.view_q, theme, s.media.view_note)
+            draw_image(p, QRectF(m, y + head, c1, view_h), image, theme, s.media.view_note)
             qy = y + head + view_h + theme.font_px
         paint_question(p, QRectF(m, qy, c1, y + body_h - qy), s.story, theme, scale=1.0)
         # Column 2: the map with its legend, or the options.
