@@ -1,6 +1,9 @@
 """Presentation mode steps through its stages on key presses; the window's talk actions export."""
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from PyQt6.QtCore import Qt
 
@@ -11,14 +14,20 @@ DEMO = Path(__file__).resolve().parents[2] / "assets" / "demo"
 ED = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
 
 
-def _open_demo(qtbot, window):
-    open_release(qtbot, window, DEMO, sorted((DEMO / "predictions").glob("*.jsonl")), uid=ED)
+@pytest.fixture
+def demo(tmp_path):
+    """A copy: the window keeps reviewer flags beside the release it opens."""
+    return Path(shutil.copytree(DEMO, tmp_path / "demo"))
+
+
+def _open_demo(qtbot, window, demo):
+    open_release(qtbot, window, demo, sorted((demo / "predictions").glob("*.jsonl")), uid=ED)
     qtbot.waitUntil(lambda: window.sample_view.qi == window.session.release.index[ED], timeout=10000)
     settle(qtbot, window)
 
 
-def test_arrow_keys_step_question_video_answer_truth(qtbot, window):
-    _open_demo(qtbot, window)
+def test_arrow_keys_step_question_video_answer_truth(qtbot, window, demo):
+    _open_demo(qtbot, window, demo)
     shows = window.talk.present(full_screen=False)
     qtbot.waitExposed(shows)
     seen = []
@@ -47,8 +56,8 @@ def test_arrow_keys_step_question_video_answer_truth(qtbot, window):
     assert window.talk.presentation is None
 
 
-def test_menu_actions_and_exports(qtbot, window, tmp_path):
-    _open_demo(qtbot, window)
+def test_menu_actions_and_exports(qtbot, window, tmp_path, demo):
+    _open_demo(qtbot, window, demo)
     texts = {a.text(): a for a in window.findChildren(type(window.talk.present_action))}
     assert texts["Presentation mode"].shortcut().toString() == "F5"
     assert {"Export figure…", "Export clip…", "Build task gallery…"} <= set(texts)
