@@ -25,13 +25,21 @@ _APP: list = []          # the application made here, kept alive for the process
 
 
 def ensure_gui_app():
-    """A QGuiApplication for painting text (fonts need one); headless when there is no display."""
+    """An application for painting text (fonts need one); headless when there is no display.
+
+    A QApplication, not a bare QGuiApplication: widgets made later in the same
+    process (the window, its tests) need the widgets kind, and there is only one.
+    """
     from PyQt6.QtGui import QGuiApplication
     app = QGuiApplication.instance()
     if app is None:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QGuiApplication(sys.argv[:1])
+        from PyQt6.QtCore import QCoreApplication, Qt
+        from PyQt6.QtWidgets import QApplication
+        # As viewer.ui.app.make_app: the window's 3D view needs it set before the app exists.
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+        app = QApplication(sys.argv[:1])
         _APP.append(app)
     return app
 

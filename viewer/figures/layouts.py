@@ -109,14 +109,15 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     height = int(top + q_h + theme.font_px * 0.6 + body_h + leg_h + theme.font_px * 0.8 + m)
 
     def paint(p: QPainter) -> None:
-        p.fillRect(QRectF(0, 0, width, height), theme.background)
-        paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
-        paint_question(p, QRectF(m, top, inner, q_h), s.story, theme, scale=1.0)
+        full = QRectF(0, 0, width, height)
+        p.fillRect(full, theme.background)
         body = QRectF(m, top + q_h + theme.font_px * 0.6, inner, body_h)
         if s.is_choice:
             paint_options(p, body, s.options_q, s.media.option_notes, s.story, theme)
         else:
-            paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note)
+            paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note, mask=full)
+        paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
+        paint_question(p, QRectF(m, top, inner, q_h), s.story, theme, scale=1.0)
         paint_legend(p, QRectF(m, body.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
     return (width, height), paint
 
@@ -141,24 +142,33 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
     note = s.media.frames.note if s.media.frames is not None else s.media.frames_note
 
     def paint(p: QPainter) -> None:
-        p.fillRect(QRectF(0, 0, width, height), theme.background)
+        full = QRectF(0, 0, width, height)
+        p.fillRect(full, theme.background)
         th_ = title_height(theme)
-        paint_title(p, QRectF(m, m, inner, th_), s.story, theme)
         y = m + th_ + theme.font_px * 0.9
         n = s.media.frames.n_frames if s.media.frames is not None else 0
         label = "Exploration video" + (f" ({n} frames, {n / fps:.0f} s; {len(strip_frames_)} shown)"
                                        if n and fps else "")
-        draw_text(p, QRectF(m, y, inner, theme.font_px * 1.4), label, theme.font(0.85, bold=True), theme.muted,
-                  wrap=False)
+        strip_top = y
         y += theme.font_px * 1.5
         strip_h = height * 0.2
-        paint_strip(p, QRectF(m, y, inner, strip_h), strip_frames_, fps, theme, s.best_frame(), note)
         y += strip_h + (theme.font_px * 1.0 if note else 0) + gap * 0.8
         body_h = height - m - y
         c1 = inner * 0.27
         c3 = inner * 0.27
         c2 = inner - c1 - c3 - 2 * gap
         x2, x3 = m + c1 + gap, m + c1 + c2 + 2 * gap
+        entries = map_legend(s.media.overlay, EVERYTHING, "ground truth",
+                             {a.index: a.name for a in s.story.answers}, None)
+        leg_h = legend_height(entries, c2, theme)
+        if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
+            paint_map(p, QRectF(x2, y, c2, body_h - leg_h - theme.font_px * 0.5), s.map_q, s.media.overlay, theme,
+                      EVERYTHING, s.media.map_note, mask=full)
+        paint_title(p, QRectF(m, m, inner, th_), s.story, theme)
+        draw_text(p, QRectF(m, strip_top, inner, theme.font_px * 1.4), label, theme.font(0.85, bold=True),
+                  theme.muted, wrap=False)
+        paint_strip(p, QRectF(m, strip_top + theme.font_px * 1.5, inner, strip_h), strip_frames_, fps, theme,
+                    s.best_frame(), note)
         # Column 1: the current view (if the question has one), then the question.
         qy = y
         image, caption = s.view_q, "Current view"
@@ -177,11 +187,6 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
         if s.is_choice:
             paint_options(p, QRectF(x2, y, c2, body_h), s.options_q, s.media.option_notes, s.story, theme)
         else:
-            entries = map_legend(s.media.overlay, EVERYTHING, "ground truth",
-                                 {a.index: a.name for a in s.story.answers}, None)
-            leg_h = legend_height(entries, c2, theme)
-            paint_map(p, QRectF(x2, y, c2, body_h - leg_h - theme.font_px * 0.5), s.map_q, s.media.overlay, theme,
-                      EVERYTHING, s.media.map_note)
             paint_legend(p, QRectF(x2, y + body_h - leg_h, c2, leg_h), entries, theme)
         # Column 3: the answers and their scores.
         draw_text(p, QRectF(x3, y, c3, theme.font_px * 1.4), "Answers", theme.font(0.85, bold=True), theme.muted,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PyQt6.QtCore import QPointF, QRectF, Qt
-from PyQt6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter
+from PyQt6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath
 
 from ..core.overlays import MapOverlay
 from ..core.storyboard import EVERYTHING, Layers
@@ -68,8 +68,14 @@ def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, hea
 
 
 def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | None, theme: Theme,
-              layers: Layers = EVERYTHING, message: str = "") -> QRectF:
-    """The map letterboxed in `rect` with the allowed layers of `ov`; returns the map's rect."""
+              layers: Layers = EVERYTHING, message: str = "", mask: QRectF | None = None) -> QRectF:
+    """The map letterboxed in `rect` with the allowed layers of `ov`; returns the map's rect.
+
+    SVG output ignores clipping, so a long ray or a wide distance circle would
+    spill over the rest of the figure: `mask` (the whole figure) is then
+    painted over in the background colour everywhere but on the map. Paint
+    the map first and the rest of the figure after it.
+    """
     where = draw_image(p, rect, image, theme, message)
     if image is None or image.isNull() or ov is None:
         return where
@@ -133,6 +139,12 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | 
     if layers.marker is not None and ov.trajectory is not None:
         _camera(p, m, ov, layers.marker, theme)
     p.restore()
+    if mask is not None:
+        outside = QPainterPath()
+        outside.addRect(mask)
+        inside = QPainterPath()
+        inside.addRect(where)
+        p.fillPath(outside.subtracted(inside), theme.background)
     return where
 
 

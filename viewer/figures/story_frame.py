@@ -98,11 +98,6 @@ class StoryPainter:
         m = t.font_px * 0.9
         inner = QRectF(rect.left() + m, rect.top() + m, rect.width() - 2 * m, rect.height() - 2 * m)
         th_ = title_height(t)
-        paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
-        stage_font = t.font(0.8, bold=True)
-        draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
-                  STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), stage_font, t.muted,
-                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, wrap=False)
         entries = self.legend(stage, frame)
         fm = QFontMetricsF(t.font(1.0, bold=True))
         sentence_h = fm.height() * 2.3
@@ -115,6 +110,13 @@ class StoryPainter:
         left = QRectF(inner.left(), top, half, pane_h)
         right = QRectF(inner.left() + half + gap, top, half, pane_h)
 
+        if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
+            paint_map(p, right, s.map_q, s.media.overlay, t,
+                      layers_at(s.story.key, s.story.answer_type, stage, frame), s.media.map_note, mask=rect)
+        paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
+        draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
+                  STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,
+                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, wrap=False)
         cap_h = QFontMetricsF(t.font(0.75)).height() * 1.3
         if stage == VIDEO:
             img, caption = self.video_image(frame or 0), "exploration video"
@@ -128,9 +130,6 @@ class StoryPainter:
         if s.is_choice:
             paint_options(p, right, s.options_q, s.media.option_notes, s.story, t,
                           show_picks=stage in (ANSWER, TRUTH), show_truth=stage == TRUTH)
-        else:
-            paint_map(p, right, s.map_q, s.media.overlay, t,
-                      layers_at(s.story.key, s.story.answer_type, stage, frame), s.media.map_note)
         y = inner.bottom() - band + t.font_px * 0.3
         draw_text(p, QRectF(inner.left(), y, inner.width(), sentence_h), s.story.sentence, t.font(1.0, bold=True),
                   t.text)
