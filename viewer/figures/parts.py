@@ -140,6 +140,10 @@ def paint_answers(p: QPainter, rect: QRectF, story: QuestionStory, theme: Theme,
         draw_text(p, QRectF(rect.left() + sym + name_w, y, ans_w, row), story.truth, bold, th.TRUTH,
                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
         y += row
+    if show_answers and not story.answers:
+        draw_text(p, QRectF(rect.left(), y, rect.width(), row), "no model predictions loaded", theme.font(0.8),
+                  theme.muted, wrap=False)
+        y += row
     if show_answers:
         for a in story.answers:
             c = th.model_color(a.index)
