@@ -215,3 +215,12 @@ def test_flags_cli_set_export_import(tmp_path, capsys):
     assert FlagStore(root / DB_NAME).get(uid).note == "angle off by 40"
     assert main(["flags", "set", str(root), "no_such_uid", "--verdict", "ok"]) == 2
     assert "no_such_uid: no such question" in capsys.readouterr().err
+
+
+def test_bundled_demo_flags_go_to_the_user_data_folder(tmp_path, monkeypatch):
+    from viewer.assets import assets_dir
+    from viewer.core.flags import annotations_path
+    monkeypatch.setenv("GST_VIEWER_DATA", str(tmp_path))
+    path = annotations_path(assets_dir() / "demo")
+    assert tmp_path in path.parents
+    assert annotations_path(tmp_path / "release").parent == tmp_path / "release"

@@ -108,12 +108,25 @@ def _folder_writable(folder: Path) -> bool:
         return False
 
 
+# The app's own bundled releases (the demo): in a checkout, assets/; installed, viewer/_assets/.
+_BUNDLED_FOLDERS = (Path(__file__).resolve().parents[2] / "assets",
+                    Path(__file__).resolve().parents[1] / "_assets")
+
+
+def _is_bundled(root: Path) -> bool:
+    return any(root == b or b in root.parents for b in _BUNDLED_FOLDERS)
+
+
 def annotations_path(release_root: str | Path) -> Path:
-    """annotations.sqlite beside the release, else a per-release file in the user data folder."""
+    """annotations.sqlite beside the release, else a per-release file in the user data folder.
+
+    The bundled demo always uses the user data folder: the app's own files
+    (and a source checkout's assets/) are never written to.
+    """
     root = Path(release_root).expanduser().resolve()
     if root.is_file():
         root = root.parent
-    if _folder_writable(root):
+    if not _is_bundled(root) and _folder_writable(root):
         return root / DB_NAME
     digest = hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:12]
     return user_data_dir() / "annotations" / f"{root.name}-{digest}.sqlite"
