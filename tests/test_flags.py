@@ -223,4 +223,5 @@ def test_bundled_demo_flags_go_to_the_user_data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("GST_VIEWER_DATA", str(tmp_path))
     path = annotations_path(assets_dir() / "demo")
     assert tmp_path in path.parents
+    (tmp_path / "release").mkdir()
     assert annotations_path(tmp_path / "release").parent == tmp_path / "release"
