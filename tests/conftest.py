@@ -18,6 +18,22 @@ TDSM_UID = "scene16_Topdown_Selection_Medium_video_1"
 TRAJ_UID = "scene1_Trajection_Selection_traject_9_4"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def isolated_user_data(tmp_path_factory):
+    """Flags and settings written during tests never reach the real home folder."""
+    folder = tmp_path_factory.mktemp("user-data")
+    old = {k: os.environ.get(k) for k in ("GST_VIEWER_DATA", "XDG_CONFIG_HOME", "XDG_DATA_HOME")}
+    os.environ["GST_VIEWER_DATA"] = str(folder / "gst-viewer")
+    os.environ["XDG_CONFIG_HOME"] = str(folder / "config")
+    os.environ["XDG_DATA_HOME"] = str(folder / "data")
+    yield folder
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @pytest.fixture
 def real_samples(tmp_path) -> Path:
     """A writable copy of the six published samples (the originals stay untouched)."""
