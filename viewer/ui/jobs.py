@@ -6,14 +6,19 @@ supersedes the earlier jobs of that lane: their results are dropped, so a
 fast scroll through samples never paints a stale image. The window shows a
 busy indicator while `pending` > 0, and `settled` fires when it drops to 0
 (the screenshot waits for it).
+
+The workers are Python threads, not QThreadPool threads: pybind11 modules
+(open3d) keep a per-thread Python state that PyQt discards after every
+QRunnable, and the next open3d call on that pool thread then hangs forever.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import traceback
 from typing import Any, Callable
 
-from PyQt6.QtCore import QObject, QRunnable, QThreadPool, pyqtSignal
+from PyQt6.QtCore import QObject, pyqtSignal
 
 
 class _Relay(QObject):
@@ -22,12 +27,10 @@ class _Relay(QObject):
     progressed = pyqtSignal(int, int, int)         # token, done, total
 
 
-class _Runnable(QRunnable):
+class _Task:
     def __init__(self, token: int, relay: _Relay, fn: Callable, args: tuple, with_progress: bool):
-        super().__init__()
         self.token, self.relay, self.fn, self.args = token, relay, fn, args
         self.with_progress = with_progress
-        self.setAutoDelete(True)
 
     def run(self) -> None:
         try:
@@ -60,8 +63,8 @@ class Jobs(QObject):
 
     def __init__(self, parent: QObject | None = None, threads: int = 2):
         super().__init__(parent)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(threads)
+        self._pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="gst-viewer-job")
+        self._futures: set[concurrent.futures.Future] = set()
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
         self._relay.progressed.connect(self._progressed)
@@ -80,7 +83,13 @@ class Jobs(QObject):
         self._jobs[token] = (lane, label, done, failed)
         if lane is not None:
             self._latest[lane] = token
-        self._pool.start(_Runnable(token, self._relay, fn, args, with_progress))
+        try:
+            future = self._pool.submit(_Task(token, self._relay, fn, args, with_progress).run)
+        except RuntimeError:                 # shut down: the window is closing
+            self._jobs.pop(token, None)
+            return token
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
         self.pendingChanged.emit(self.pending)
         return token
 
@@ -89,7 +98,13 @@ class Jobs(QObject):
         self._latest[lane] = -1
 
     def wait(self, msecs: int = 30000) -> bool:
-        return self._pool.waitForDone(msecs)
+        """Block until the running work is done (tests, shutdown); False on timeout."""
+        _, pending = concurrent.futures.wait(list(self._futures), timeout=msecs / 1000)
+        return not pending
+
+    def shutdown(self) -> None:
+        """Drop queued work; running work finishes in the background (the window is closing)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _finished(self, token: int, ok: bool, payload: Any) -> None:
         entry = self._jobs.pop(token, None)

@@ -353,4 +353,5 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.save_layout()
         self.sample_view.player.pause()
+        self.jobs.shutdown()
         super().closeEvent(event)

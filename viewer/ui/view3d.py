@@ -94,6 +94,21 @@ def _overlay_gl_options() -> dict:
             "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
 
 
+_GL_PROBLEM: list = []
+
+
+def opengl_problem() -> str | None:
+    """Why OpenGL cannot be used here (e.g. the offscreen platform), or None; asked once."""
+    if not _GL_PROBLEM:
+        from PyQt6.QtGui import QGuiApplication, QOpenGLContext
+        ctx = QOpenGLContext()
+        ok = ctx.create()
+        platform = QGuiApplication.platformName()
+        _GL_PROBLEM.append(None if ok else f"no OpenGL context can be created on the "
+                                           f"'{platform}' platform")
+    return _GL_PROBLEM[0]
+
+
 class InteractiveGLView:
     """Factory for a GLViewWidget that reports when the user starts and stops moving it."""
 
@@ -211,6 +226,12 @@ class View3DPanel(QWidget):
     def _ensure_view(self) -> bool:
         if self.view is not None:
             return True
+        problem = opengl_problem()
+        if problem:
+            self.message.setText(f"The 3D view needs OpenGL: {problem}. The map, video and answers "
+                                 "work without it.")
+            self.stack.setCurrentWidget(self.message)
+            return False
         try:
             self.view = InteractiveGLView.create(lambda: self._use_lod(True), self._still_timer.start)
             self.view.setBackgroundColor(QColor(235, 236, 240))
