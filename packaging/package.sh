@@ -15,6 +15,16 @@ OUT=build
 DIST="$OUT/pyinstaller/dist/gst-viewer"
 APPDIR="$OUT/gst-viewer.AppDir"
 
+if ! command -v objdump >/dev/null 2>&1; then          # PyInstaller reads binaries with it
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "package: installing binutils (PyInstaller needs objdump)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends binutils >/dev/null
+  else
+    echo "package: PyInstaller needs objdump; install binutils (sudo apt-get install binutils)" >&2
+    exit 1
+  fi
+fi
 if ! "$PY" -c "import PyInstaller" 2>/dev/null; then
   echo "package: installing PyInstaller into $(dirname "$PY")/.."
   "$PY" -m pip install --quiet "pyinstaller>=6.0"
