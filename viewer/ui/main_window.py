@@ -93,7 +93,25 @@ class MainWindow(QMainWindow):
         self.audit = AuditController(self)
         from .talk_actions import TalkActions       # File: exports and gallery; View: presentation (F5)
         self.talk = TalkActions(self)
+        self._arrange_docks()
         self.restore_layout()
+
+    def _arrange_docks(self) -> None:
+        """Default layout: every secondary dock tabbed under the sample view.
+
+        A dock at the side would take its width from the map and video, and
+        a 1600-pixel window (the --screenshot default) would not fit.
+        """
+        for d in self.findChildren(QDockWidget):
+            if d in (self.browser_dock, self.board_dock):
+                continue
+            if self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea:
+                self.removeDockWidget(d)
+                self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
+                d.show()
+            self.tabifyDockWidget(self.board_dock, d)
+        self.board_dock.raise_()
+        self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=f"dock_{title.lower()}")
