@@ -1,6 +1,7 @@
 """`gst-viewer --selftest`: its report, its exit status, and that it catches what it claims to."""
 import io
 import os
+import shutil
 import subprocess
 import sys
 
@@ -46,6 +47,7 @@ def test_window_step_opens_the_release_offscreen(qapp):
     assert code == 0, report
     assert status(report)["window"] == "PASS"
     assert "5 questions, 2 models" in report
+    assert "3D view (OpenGL) drew 84 triangles" in report or "3D view not checked" in report
     assert "PyQt6" in report
 
 
@@ -117,3 +119,13 @@ def test_command_line_entry_python_m_viewer():
                        capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "self-test passed" in p.stdout
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run not installed")
+def test_on_a_virtual_x_screen_the_3d_view_is_drawn_with_opengl():
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, "-m", "viewer",
+                        "--selftest", "--tiny"], capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "on platform 'xcb'" in p.stdout
+    assert "3D view (OpenGL) drew 84 triangles" in p.stdout

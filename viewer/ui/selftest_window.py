@@ -4,7 +4,9 @@ from __future__ import annotations
 import tempfile
 import time
 
+import numpy as np
 from PyQt6.QtCore import QEventLoop, QSettings, QTimer, qVersion
+from PyQt6.QtGui import QImage
 from PyQt6.QtWidgets import QApplication
 
 LOAD_TIMEOUT_S = 90          # opening the release and scoring on the worker threads
@@ -21,6 +23,30 @@ def _wait(condition, timeout_s: float) -> bool:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         time.sleep(0.01)
     return True
+
+
+def _check_3d(window) -> str:
+    """Draw the first sample's scene in the 3D tab when OpenGL works here (a desktop, Xvfb)."""
+    from ..selftest import SelftestFailure
+    from .view3d import opengl_problem
+    problem = opengl_problem()
+    if problem is not None:
+        return f"3D view not checked ({problem})"
+    sample = window.sample_view
+    if not _wait(lambda: sample.tabs.isTabEnabled(1), SETTLE_TIMEOUT_S):
+        return "3D view not checked (the first sample has no scene)"
+    sample.tabs.setCurrentIndex(1)
+    if not _wait(lambda: window.jobs.pending == 0 and "triangles" in sample.view3d.info.text(), SETTLE_TIMEOUT_S):
+        raise SelftestFailure(f"the 3D view did not draw the scene: {sample.view3d.info.text()!r}")
+    for _ in range(10):
+        QApplication.processEvents()
+    frame = sample.view3d.view.grabFramebuffer().convertToFormat(QImage.Format.Format_RGB32)
+    bits = frame.constBits()
+    bits.setsize(frame.sizeInBytes())
+    pixels = np.frombuffer(bits, np.uint8)
+    if frame.isNull() or pixels.std() < 1.0:
+        raise SelftestFailure("the 3D view's OpenGL frame is empty")
+    return f"3D view (OpenGL) drew {sample.view3d.info.text().split(';')[0]}"
 
 
 def check_window(release, predictions: list, expected_models: int) -> str:
@@ -52,8 +78,9 @@ def check_window(release, predictions: list, expected_models: int) -> str:
         image = window.grab().toImage()
         if image.isNull() or image.width() < 100:
             raise SelftestFailure("grabbing the window gave no image")
+        three_d = _check_3d(window)
         return (f"Qt {qVersion()} on platform '{app.platformName()}': {len(window.session.release)} questions, "
-                f"{n_models} models, window {image.width()}x{image.height()}"
+                f"{n_models} models, window {image.width()}x{image.height()}; {three_d}"
                 + ("" if settled else f"; background work still running after {SETTLE_TIMEOUT_S} s"))
     finally:
         window.close()
