@@ -2,9 +2,10 @@
 
 Run by hand: `.venv/bin/python benchmarks/bench_audit.py [--release PATH]`. Prints medians.
 
-Without --release, a demo release of --scenes scenes is generated once and
-cached in the temp folder (generation is not timed: it renders every video
-frame). To keep generation affordable its images are small (160 x 128); the
+Without --release, a demo release of --scenes scenes is generated once (in
+chunks of 10 scenes, retrying a chunk the generator gives up on with another
+seed) and cached in the temp folder (generation is not timed: it renders
+every video frame). To keep generation affordable its images are small (160 x 128); the
 audit never reads pixels, so the scene.json intrinsics are then rescaled to
 the published 640 x 512 (same field of view), which makes the audit cast as
 many rays as it would on the real release. Questions beyond --questions are
@@ -33,13 +34,67 @@ sys.path.insert(0, str(ROOT))
 PUBLISHED = (640, 512)
 
 
+CHUNK = 10
+
+
 def generate(out: Path, scenes: int) -> float:
+    """A demo release of `scenes` scenes, generated CHUNK scenes at a time and merged.
+
+    Chunks because the generator gives up on some layouts ("no walkable path
+    between two rooms"); a failed chunk is retried with another seed.
+    """
+    import shutil
     from viewer.demo.generate import generate_demo
     from viewer.demo.scenebuild import DemoConfig
     t = time.perf_counter()
-    generate_demo(out, scenes=scenes, seed=0, config=DemoConfig(width=160, height=128, per_column=5),
-                  log=lambda msg: None)
+    work = out.parent / f"{out.name}.chunks"
+    out.mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    done, seed = 0, 0
+    while done < scenes:
+        n = min(CHUNK, scenes - done)
+        chunk = work / f"seed{seed}"
+        try:
+            if not (chunk / "demo.json").exists():
+                generate_demo(chunk, scenes=n, seed=seed, config=DemoConfig(width=160, height=128, per_column=5),
+                              log=lambda msg: None)
+        except ValueError as e:
+            print(f"  seed {seed}: {e}; trying another seed", flush=True)
+            seed += 1
+            continue
+        lines += merge_chunk(chunk, out, n, offset=done, tag=f"seed{seed}")
+        done, seed = done + n, seed + 1
+    (out / "questions.jsonl").write_text("\n".join(lines) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
     return time.perf_counter() - t
+
+
+def merge_chunk(chunk: Path, out: Path, n: int, offset: int, tag: str) -> list[str]:
+    """Copy a chunk's scenes in as scene_<offset + k>; its questions, renamed to match."""
+    import re
+    import shutil
+    shutil.copytree(chunk / "distractors", out / f"distractors_{tag}")
+    for k in range(1, n + 1):
+        dst = out / "scenes" / f"scene_{offset + k}"
+        shutil.copytree(chunk / "scenes" / f"scene_{k}", dst)
+        doc = json.loads((dst / "scene.json").read_text())
+        doc["scene"] = dst.name
+        (dst / "scene.json").write_text(json.dumps(doc))
+    lines = []
+    for line in (chunk / "questions.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        k = int(r["scene"].split("_")[1])
+        r["scene"] = f"scene_{offset + k}"
+        r["uid"] = re.sub(r"^scene\d+_", f"scene{offset + k}_", r["uid"])
+
+        def fix(p: str) -> str:
+            return p.replace(f"scenes/scene_{k}/", f"scenes/scene_{offset + k}/").replace(
+                "distractors/", f"distractors_{tag}/")
+        r["copied_video_path"] = fix(r["copied_video_path"])
+        for im in r["images"]:
+            im["copied_path"] = fix(im["copied_path"])
+        lines.append(json.dumps(r))
+    return lines
 
 
 def to_published_intrinsics(root: Path) -> None:
@@ -69,7 +124,11 @@ def keep_questions(root: Path, n: int) -> int:
 
 def prepare(args) -> Path:
     if args.release:
-        return Path(args.release)
+        root = Path(args.release)
+        if args.published_intrinsics:
+            to_published_intrinsics(root)
+            keep_questions(root, args.questions)
+        return root
     root = Path(tempfile.gettempdir()) / f"gst-viewer-bench-audit-{args.scenes}"
     if not (root / "bench.json").exists():
         print(f"generating {args.scenes} scenes into {root} (once; not timed) ...", flush=True)
@@ -90,6 +149,9 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=2762)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--published-intrinsics", action="store_true",
+                   help="with --release (a generated demo, changed in place): rescale its intrinsics to "
+                        "640 x 512 and keep --questions questions, as for the generated release")
     args = p.parse_args()
     root = prepare(args)
 
