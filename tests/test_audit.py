@@ -229,3 +229,11 @@ def test_evidence_pictures(tmp_path):
     assert f"frame {f.details['best_frame']}" in frame.caption and yellow.sum() > 10
     numbers_only = Finding(U("ED_v"), "gt_direction_mismatch", "error", "", {})
     assert finding_evidence(root, release.get(U("ED_v")), numbers_only) == []
+
+
+def test_unreadable_mesh_falls_back_to_boxes_and_says_so(tmp_path):
+    root = ar.build(tmp_path / "r", mesh=True)
+    (root / "scenes" / ar.SCENE / "scene.glb").write_bytes(b"glTF but not really")
+    report = audit(root)
+    assert any("scene.glb" in p and "using instance boxes instead" in p for p in report.problems)
+    assert report.findings == [] and report.summary()["target_visible_in_query_view"]["checked"] == 4

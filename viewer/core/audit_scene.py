@@ -39,6 +39,8 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: set[str]) -> 
     for q in questions:
         auditor.audit(q)
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
+    if auditor._visibility is not None and auditor._visibility.note:
+        problems.append(f"warning: {auditor._visibility.note}")
     return SceneAudit(auditor.findings, tally, auditor.angles, problems, auditor.rays_cast)
 
 
