@@ -57,6 +57,8 @@ class AuditController(QObject):
         if self.window.session is None or self.window.session.release is not release:
             return                        # a newer release was opened meanwhile
         self.panel.set_report(report)
+        for text in sorted(set(report.problems)):       # scene.json problems, mesh fallbacks
+            self.window._add_problem(text.split(":", 1)[0], text)
         self.window.show_status(self.panel.status.text())
 
     def _render_evidence(self, finding) -> None:
