@@ -42,12 +42,11 @@ def test_video_scrubber_moves_the_camera_on_the_map(qtbot, window, scene_release
     sv = _open(qtbot, window, scene_release, "ED_v")
     player = sv.player
     qtbot.waitUntil(lambda: player.n_frames == sr.N_FRAMES, timeout=20000)
-    marker = sv.map_panel.view._frame_items[1]
-    start = np.array(marker.getData()).ravel()
-    np.testing.assert_allclose(start, [30.0, 70.0])                  # frame 0 at world (1, 1)
+    view = sv.map_panel.view
+    np.testing.assert_allclose(view.camera_position, [30.0, 70.0])   # frame 0 at world (1, 1)
     with qtbot.waitSignal(player.frameChanged, timeout=10000):
         player.seek(sr.N_FRAMES - 1)
-    end = np.array(marker.getData()).ravel()
+    end = view.camera_position
     np.testing.assert_allclose(end, [170.0, 70.0])                   # last frame at world (8, 1)
     with qtbot.waitSignal(player.frameChanged, timeout=10000):
         player.seek(4)

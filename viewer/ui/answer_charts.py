@@ -8,7 +8,7 @@ from PyQt6.QtGui import QBrush, QColor, QFont
 
 from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
-from .map_view import PlotWithLegend, _pen, _polygon
+from .plot_items import NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, pen, polygon, polyline
 
 
 def dial_vector(deg) -> np.ndarray:
@@ -29,7 +29,7 @@ class _Chart(PlotWithLegend):
         self.vb.setMouseEnabled(False, False)
 
     def clear_chart(self) -> None:
-        self._clear_items()
+        self.clear_layer()
 
 
 class DirectionDial(_Chart):
@@ -44,56 +44,58 @@ class DirectionDial(_Chart):
         self.item.hideAxis("bottom")
         self.vb.setAspectLocked(True)
         self.vb.setRange(QRectF(-1.7, -1.3, 3.4, 2.6), padding=0)
+        # The dial itself never changes: built once, only its labels' texts do.
+        grey = QColor(150, 150, 150)
+        t = np.linspace(0, 2 * np.pi, 200)
+        self.item.addItem(pg.PlotDataItem(np.cos(t), np.sin(t), pen=pen(grey, 1.5)))
+        ticks = dial_vector(np.arange(0, 360, 45))
+        seg = np.stack([0.93 * ticks, ticks], axis=1).reshape(-1, 2)
+        self.item.addItem(pg.PlotDataItem(seg[:, 0], seg[:, 1], pen=pen(grey, 1), connect="pairs"))
+        font = QFont()
+        font.setPointSize(9)
+        self._labels = []
+        for a, anchor in zip((0, 90, -90, 180), ((0.5, 1), (1, 0.5), (0, 0.5), (0.5, 0))):
+            text_item = pg.TextItem("", color=(90, 90, 90), anchor=anchor)
+            text_item.setFont(font)
+            text_item.setPos(*(dial_vector(a) * 1.04))
+            self.item.addItem(text_item)
+            self._labels.append(text_item)
+        you = np.array([[0, 0.12], [-0.07, -0.07], [0.07, -0.07], [0, 0.12]])
+        you_item = polygon(you, NO_PEN, QBrush(QColor(60, 60, 60)))
+        you_item.setZValue(10)
+        self.item.addItem(you_item)
+        self._frame = None
 
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
                    frame: str = "egocentric") -> None:
         self.clear_chart()
         self.arrow_tips: list[tuple[str, np.ndarray]] = []      # (colour, tip) as drawn
-        t = np.linspace(0, 2 * np.pi, 200)
-        self._add(pg.PlotDataItem(np.cos(t), np.sin(t), pen=_pen(QColor(150, 150, 150), 1.5)))
-        for a in range(0, 360, 45):
-            v = dial_vector(a)
-            self._add(pg.PlotDataItem([0.93 * v[0], v[0]], [0.93 * v[1], v[1]],
-                                      pen=_pen(QColor(150, 150, 150), 1)))
-        font = QFont()
-        font.setPointSize(9)
-        for text, a, anchor in zip(self.LABELS[frame], (0, 90, -90, 180),
-                                   ((0.5, 1), (1, 0.5), (0, 0.5), (0.5, 0))):
-            v = dial_vector(a) * 1.04
-            label = pg.TextItem(text, color=(90, 90, 90), anchor=anchor)
-            label.setFont(font)
-            label.setPos(*v)
-            self._add(label)
+        if frame != self._frame:
+            self._frame = frame
+            for text_item, text in zip(self._labels, self.LABELS[frame]):
+                text_item.setText(text)
+        legend = []
         if truth is not None:
             for tau in ANGLE_TOLERANCES[::-1]:
                 c = QColor(style.TRUTH)
                 c.setAlpha({15.0: 120, 30.0: 75, 45.0: 40}[float(tau)])
-                self._add(_filled(_sector(truth, float(tau)), c))
-            self._arrow(truth, style.TRUTH, 4.5, f"ground truth {truth:g}°")
-        # Models are named in the answers table, in these colours.
-        for m, v in preds:
-            self._arrow(v, style.model_color(m), 2.8, None)
-        if truth is not None:
+                self.add(polygon(_sector(truth, float(tau)), NO_PEN, QBrush(c)))
+            self._arrow(truth, style.TRUTH, 4.5)
             c = QColor(style.TRUTH)
             c.setAlpha(90)
-            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=c, pen=None),
-                                "within 15° / 30° / 45° of the truth")
-        you = np.array([[0, 0.12], [-0.07, -0.07], [0.07, -0.07], [0, 0.12]])
-        self._add(_filled(you, QColor(60, 60, 60)))
+            legend = [("truth", "ground truth", line_sample(style.TRUTH, 4)),
+                      ("sectors", "within 15° / 30° / 45° of the truth", fill_sample(c))]
+        # Models are named in the answers table, in these colours.
+        for m, v in preds:
+            self._arrow(v, style.model_color(m), 2.8)
+        self.set_legend(legend)
 
-    def _arrow(self, deg: float, color: QColor, width: float, name: str | None) -> None:
+    def _arrow(self, deg: float, color: QColor, width: float) -> None:
         v = dial_vector(deg)
-        self.arrow_tips.append((color.name(), 0.9 * v))
-        self._add(pg.PlotDataItem([0, 0.9 * v[0]], [0, 0.9 * v[1]], pen=_pen(color, width)), name)
-        # ArrowItem angles are on screen (y down), 0 pointing left.
-        head = pg.ArrowItem(angle=float(np.degrees(np.arctan2(v[1], -v[0]))), headLen=16,
-                            tipAngle=35, brush=color, pen=pg.mkPen(color))
-        head.setPos(0.9 * v[0], 0.9 * v[1])
-        self._add(head)
-
-
-def _filled(poly: np.ndarray, color: QColor):
-    return _polygon(poly, _pen(QColor(0, 0, 0, 0), 0), QBrush(color))
+        tip = 0.9 * v
+        self.arrow_tips.append((color.name(), tip))
+        self.add(polyline([[0, 0], tip], pen(color, width)))
+        self.add(arrowhead(tip, (v[0], -v[1]), color, 16))      # the dial's y is up, the screen's down
 
 
 class DistanceBars(_Chart):
@@ -110,32 +112,31 @@ class DistanceBars(_Chart):
         rows += [(names[m], v, style.model_color(m)) for m, v in preds]
         n = len(rows)
         if truth is not None:
-            # Nested bands: |p - g| / g <= 1 - theta for theta = 0.95 (narrowest) .. 0.50.
-            for theta in MRA_THETAS:
-                tol = 1.0 - theta
-                c = QColor(style.TRUTH)
-                c.setAlpha(22)
-                band = pg.LinearRegionItem((truth * (1 - tol), truth * (1 + tol)), movable=False,
-                                           brush=QBrush(c), pen=pg.mkPen(None))
-                self._add(band)
-        if truth is not None:
+            # Nested bands |p - g| / g <= 1 - theta, theta = 0.95 (narrowest) .. 0.50: one item.
+            tol = 1.0 - MRA_THETAS
+            c = QColor(style.TRUTH)
+            c.setAlpha(22)
+            for t in tol:
+                self.add(polygon([[truth * (1 - t), -0.6], [truth * (1 + t), -0.6], [truth * (1 + t), n - 0.4],
+                                  [truth * (1 - t), n - 0.4]], NO_PEN, QBrush(c)))
             c = QColor(style.TRUTH)
             c.setAlpha(90)
-            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=c, pen=None),
-                                "ranges the 10 MRA thresholds accept (±5% … ±50% of the truth)")
-        ticks = []
+            self.set_legend([("mra", "ranges the 10 MRA thresholds accept (±5% … ±50% of the truth)",
+                              fill_sample(c))])
+        else:
+            self.set_legend([])
+        ticks = [(n - 1 - k, name) for k, (name, _, _) in enumerate(rows)]
+        for (y, _), (_, v, c) in zip(ticks, rows):
+            w = max(v, 0.0)
+            self.add(polygon([[0, y - 0.275], [w, y - 0.275], [w, y + 0.275], [0, y + 0.275]],
+                             pen(c.darker(130), 1), QBrush(c)))
         for k, (name, v, color) in enumerate(rows):
             y = n - 1 - k
-            ticks.append((y, name))
-            self._add(pg.BarGraphItem(x0=[0], y=[y], width=[max(v, 0.0)], height=0.55,
-                                      brush=QBrush(color), pen=pg.mkPen(color.darker(130))))
             text = f"{v:.1f} m"
             if truth is not None and k > 0:
                 rel = float(relative_error(v, truth))
                 text += f"  ({100 * rel:.0f}% off)" if np.isfinite(rel) else ""
-            label = pg.TextItem(text, color=(40, 40, 40), anchor=(0, 0.5))
-            label.setPos(max(v, 0.0), y)
-            self._add(label)
+            self.add(label("  " + text, max(v, 0.0), y, QColor(40, 40, 40), anchor=(0, 0.5)))
         self.item.getAxis("left").setTicks([ticks])
         vmax = max([v for _, v, _ in rows if v is not None] + [1.0])
         hi = max(vmax, (truth or 0) * 1.5) * 1.35

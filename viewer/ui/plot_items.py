@@ -1,0 +1,189 @@
+"""Cheap drawing primitives for the 2D views, and a plot with its legend below.
+
+pyqtgraph's items cost about a millisecond each to create and to remove;
+an overlay has dozens, redrawn on every sample. Plain Qt graphics items
+under one container cost a few microseconds, and clearing the overlay is
+removing the container. Symbols and labels ignore the view's scale, so
+they keep their size when zooming.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtCore import QPointF, QRectF, Qt
+from PyQt6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
+from PyQt6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
+                             QGraphicsSimpleTextItem)
+
+_FIXED_SIZE = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+
+
+def pen(color: QColor, width: float = 2.0, dash: bool = False) -> QPen:
+    p = QPen(QColor(color))
+    p.setWidthF(width)
+    p.setCosmetic(True)
+    if dash:
+        p.setStyle(Qt.PenStyle.DashLine)
+    return p
+
+
+NO_PEN = QPen(Qt.PenStyle.NoPen)
+
+
+def _qpoints(points) -> list[QPointF]:
+    return [QPointF(float(x), float(y)) for x, y in np.asarray(points, float)]
+
+
+def polyline(points, line_pen: QPen) -> QGraphicsPathItem:
+    """A path through the points; a NaN point breaks it (an invalid pose)."""
+    path = QPainterPath()
+    pts = np.asarray(points, float)
+    pen_down = False
+    for x, y in pts:
+        if not (math.isfinite(x) and math.isfinite(y)):
+            pen_down = False
+            continue
+        if pen_down:
+            path.lineTo(x, y)
+        else:
+            path.moveTo(x, y)
+            pen_down = True
+    item = QGraphicsPathItem(path)
+    item.setPen(line_pen)
+    return item
+
+
+def polygon(points, line_pen: QPen, brush: QBrush | None = None) -> QGraphicsPolygonItem:
+    item = QGraphicsPolygonItem(QPolygonF(_qpoints(points)))
+    item.setPen(line_pen)
+    item.setBrush(brush if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
+    return item
+
+
+def _star(r: float) -> QPainterPath:
+    path = QPainterPath()
+    for k in range(10):
+        a = math.pi / 2 + k * math.pi / 5
+        rr = r if k % 2 == 0 else r * 0.45
+        p = QPointF(rr * math.cos(a), -rr * math.sin(a))
+        path.moveTo(p) if k == 0 else path.lineTo(p)
+    path.closeSubpath()
+    return path
+
+
+def marker(x: float, y: float, shape: str, size: float, brush: QColor, outline: QColor,
+           outline_width: float = 1.5) -> QGraphicsPathItem:
+    """A symbol of `size` screen pixels centred at data point (x, y)."""
+    r = size / 2
+    path = QPainterPath()
+    if shape == "star":
+        path = _star(r)
+    elif shape == "square":
+        path.addRect(QRectF(-r, -r, size, size))
+    else:
+        path.addEllipse(QPointF(0, 0), r, r)
+    item = QGraphicsPathItem(path)
+    item.setBrush(QBrush(brush))
+    item.setPen(pen(outline, outline_width))
+    item.setFlag(_FIXED_SIZE)
+    item.setPos(float(x), float(y))
+    return item
+
+
+def label(text: str, x: float, y: float, color: QColor, anchor=(0.5, 1.0), size: int = 9,
+          bold: bool = False) -> QGraphicsSimpleTextItem:
+    """Screen-sized text; `anchor` is the point of its box placed at (x, y), (0, 0) = top left."""
+    item = QGraphicsSimpleTextItem(text)
+    font = QFont()
+    font.setPointSize(size)
+    font.setBold(bold)
+    item.setFont(font)
+    item.setBrush(QBrush(QColor(color)))
+    item.setFlag(_FIXED_SIZE)
+    box = item.boundingRect()
+    # The offset must be in screen pixels too: a child transform, not a data-space shift.
+    item.setTransformOriginPoint(0, 0)
+    item.setPos(float(x), float(y))
+    item.setTransform(item.transform().translate(-anchor[0] * box.width(), -anchor[1] * box.height()))
+    return item
+
+
+def arrowhead(tip, screen_direction, color: QColor, length: float = 15.0) -> QGraphicsPolygonItem:
+    """A filled head at data point `tip`, pointing along a screen-space direction (y down)."""
+    d = np.asarray(screen_direction, float)
+    n = math.hypot(*d) or 1.0
+    ux, uy = d / n
+    w = length * 0.42
+    pts = [(0.0, 0.0), (-length * ux - w * uy, -length * uy + w * ux), (-length * ux + w * uy, -length * uy - w * ux)]
+    item = QGraphicsPolygonItem(QPolygonF([QPointF(a, b) for a, b in pts]))
+    item.setBrush(QBrush(QColor(color)))
+    item.setPen(pen(color, 1))
+    item.setFlag(_FIXED_SIZE)
+    item.setPos(float(tip[0]), float(tip[1]))
+    return item
+
+
+class PlotWithLegend(pg.GraphicsLayoutWidget):
+    """A plot with its legend in a strip below it, so the legend never hides what is drawn.
+
+    Everything drawn per sample goes into one container (`add`); `clear_layer`
+    drops it at once. Legend samples are made once per kind and reused.
+    """
+
+    def __init__(self, background: QColor, text: tuple, parent=None):
+        super().__init__(parent)
+        self.setBackground(background)
+        self.item = self.addPlot(row=0, col=0)
+        self.item.setMenuEnabled(False)
+        self.item.hideButtons()
+        self.vb = self.item.getViewBox()
+        self.legend = pg.LegendItem(labelTextColor=text, colCount=3, horSpacing=14, verSpacing=-6)
+        self.addItem(self.legend, row=1, col=0)
+        # A long legend must not widen the plot beyond the widget: let it clip instead.
+        self.legend.setMinimumWidth(10)
+        self.legend.setMaximumWidth(100000)
+        self.ci.layout.setRowStretchFactor(0, 1)
+        self.ci.layout.setRowStretchFactor(1, 0)
+        self._layer: QGraphicsRectItem | None = None
+        self._legend_samples: dict[str, object] = {}
+        self._legend_shown: list[tuple[str, str]] = []
+        self.clear_layer()
+
+    def clear_layer(self) -> None:
+        if self._layer is not None:
+            self.vb.removeItem(self._layer)
+        self._layer = QGraphicsRectItem()
+        self._layer.setPen(NO_PEN)
+        self._layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.vb.addItem(self._layer, ignoreBounds=True)
+
+    def add(self, item: QGraphicsItem) -> QGraphicsItem:
+        item.setParentItem(self._layer)
+        return item
+
+    def set_legend(self, entries: list[tuple[str, str, object]]) -> None:
+        """Entries (kind, text, factory of a sample item); rebuilt only when they change."""
+        shown = [(kind, text) for kind, text, _ in entries]
+        if shown == self._legend_shown:
+            return
+        self.legend.clear()
+        for kind, text, factory in entries:
+            sample = self._legend_samples.get(kind)
+            if sample is None:
+                sample = self._legend_samples[kind] = factory()
+            self.legend.addItem(sample, text)
+        self._legend_shown = shown
+
+
+def line_sample(color: QColor, width: float = 3.0):
+    return lambda: pg.PlotDataItem(pen=pen(color, width))
+
+
+def symbol_sample(symbol: str, color: QColor, size: int = 12):
+    return lambda: pg.ScatterPlotItem(symbol=symbol, size=size, brush=QColor(color), pen=pg.mkPen("w"))
+
+
+def fill_sample(color: QColor):
+    return lambda: pg.BarGraphItem(x=[0], height=[1], width=1, brush=QColor(color), pen=None)
