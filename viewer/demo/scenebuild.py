@@ -13,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
+from viewer.core.diagnostics import UserError
 from viewer.render.raycast import Raycaster, instance_bboxes_2d
 from viewer.render.scene_mesh import SceneMesh, load_scene_mesh
 from viewer.render.topdown import LEVELS, fit_world_to_pixel, render_topdown
 
 from .apartment import Apartment, make_apartment
-from .trajectory import FreeFloor, Walk, camera_poses, plan_walk, viewpoint_candidates
+from .trajectory import FreeFloor, NoWalk, Walk, camera_poses, plan_walk, viewpoint_candidates
 
 POSE_DECIMALS = 6
 APPEAR_FILL = 0.25
@@ -117,13 +118,25 @@ def load_mesh(apt: Apartment, glb: Path) -> SceneMesh:
     return load_scene_mesh(glb, {i.id: i.category for i in apt.instances})
 
 
+MAX_LAYOUT_ATTEMPTS = 20
+
+
 def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoConfig,
                 log=lambda msg: None) -> BuiltScene:
     scene_id = f"scene_{number}"
     folder.mkdir(parents=True, exist_ok=True)
-    apt = make_apartment(rng, scene_id)
-    floor = FreeFloor(apt)
-    walk = plan_walk(apt, floor, rng)
+    for attempt in range(MAX_LAYOUT_ATTEMPTS):
+        # A layout whose furniture blocks a door is drawn again from the same
+        # generator, so a seed still gives one release.
+        apt = make_apartment(rng, scene_id)
+        floor = FreeFloor(apt)
+        try:
+            walk = plan_walk(apt, floor, rng)
+            break
+        except NoWalk as e:
+            log(f"{e}; drawing another layout")
+    else:
+        raise UserError(f"{scene_id}: no walkable layout in {MAX_LAYOUT_ATTEMPTS} attempts; try another --seed")
     mesh = load_mesh(apt, folder / "scene.glb")
     caster = Raycaster(mesh)
     K = cfg.intrinsics()

@@ -26,6 +26,10 @@ WALK_CLEARANCE = BODY_R + 0.07
 VIEW_MIN_OFFSET = 0.6        # query views stand this far from every walk position (m)
 
 
+class NoWalk(ValueError):
+    """The layout drawn has rooms the walk cannot reach (furniture blocks a door)."""
+
+
 @dataclass
 class Walk:
     xy: np.ndarray           # (N, 2) camera position per frame
@@ -80,7 +84,7 @@ class FreeFloor:
         xy = self.grid.to_world(cells)
         inside = room.contains(xy)
         if not inside.any():
-            raise ValueError(f"{self.apt.name}: room {room.name} has no walkable floor")
+            raise NoWalk(f"{self.apt.name}: room {room.name} has no walkable floor")
         xy, cells = xy[inside], cells[inside]
         clear = np.minimum(self.clearance[cells[:, 0], cells[:, 1]], 1.0)
         score = clear - 0.3 * np.linalg.norm(xy - room.center, axis=1)
@@ -112,7 +116,7 @@ class FreeFloor:
         self._graph = (g.tocsr(), index, cells)
 
     def shortest_path(self, a_xy, b_xy) -> np.ndarray:
-        """(K, 2) world points from a to b over free cells; ValueError if unreachable."""
+        """(K, 2) world points from a to b over free cells; NoWalk if unreachable."""
         from scipy.sparse.csgraph import dijkstra
         if self._graph is None:
             self._build_graph()
@@ -120,10 +124,10 @@ class FreeFloor:
         ia = int(index[tuple(self.grid.to_cell(a_xy)[0])])
         ib = int(index[tuple(self.grid.to_cell(b_xy)[0])])
         if ia < 0 or ib < 0:
-            raise ValueError(f"{self.apt.name}: path end point is not on free floor")
+            raise NoWalk(f"{self.apt.name}: path end point is not on free floor")
         dist, pred = dijkstra(graph, directed=False, indices=ia, return_predecessors=True)
         if not np.isfinite(dist[ib]):
-            raise ValueError(f"{self.apt.name}: no walkable path between two rooms")
+            raise NoWalk(f"{self.apt.name}: no walkable path between two rooms")
         chain = [ib]
         while chain[-1] != ia:
             chain.append(int(pred[chain[-1]]))
