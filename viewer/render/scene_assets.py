@@ -68,13 +68,23 @@ class SceneAssets:
             raise UserError(f"scene {scene.id}: no mesh and no instance boxes to draw")
         return boxes_mesh(boxes, semantics)
 
+    @staticmethod
+    def _map_key(scene: Scene, level: str, world_to_pixel, size) -> tuple:
+        width, height = size or MAP_SIZE
+        return (scene.id, level, width, height,
+                None if world_to_pixel is None else np.asarray(world_to_pixel, float).tobytes())
+
+    def cached_topdown(self, scene: Scene, level: str, world_to_pixel=None,
+                       size: tuple[int, int] | None = None) -> RenderedMap | None:
+        """The map if it was rendered already (no waiting), else None."""
+        return self._maps.get(self._map_key(scene, level, world_to_pixel, size))
+
     def topdown(self, scene: Scene, level: str, world_to_pixel=None,
                 size: tuple[int, int] | None = None) -> RenderedMap:
         """A map of the scene at `level`; through the given affine, else fitted to the mesh."""
         from .topdown import fit_world_to_pixel, render_topdown
         width, height = size or MAP_SIZE
-        key = (scene.id, level, width, height,
-               None if world_to_pixel is None else np.asarray(world_to_pixel, float).tobytes())
+        key = self._map_key(scene, level, world_to_pixel, size)
         with self._lock(f"map:{scene.id}"):
             hit = self._maps.get(key)
             if hit is not None:

@@ -7,6 +7,8 @@ question no longer shown are dropped.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
@@ -50,6 +52,9 @@ class SampleView(QWidget):
         self.geometry: QuestionGeometry | None = None
         self.preferred_source: str | None = None
         self._gen = 0
+        self._scenes_read: set[str] = set()
+        # Maps are shared by every question of a scene: keep a few decoded.
+        self._map_arrays: OrderedDict[str, np.ndarray] = OrderedDict()
 
         self.header = SampleHeader()
         self.map_panel = MapPanel()
@@ -115,6 +120,8 @@ class SampleView(QWidget):
     def set_session(self, session: Session | None) -> None:
         self.session = session
         self.scenes = SceneLibrary(session.release.root) if session is not None else None
+        self._scenes_read: set[str] = set()
+        self._map_arrays.clear()
         self.has_scenes = bool(self.scenes and self.scenes.available())
         self.show_question(None)
 
@@ -140,12 +147,16 @@ class SampleView(QWidget):
             self.chart_stack.hide()
             self.view3d.set_scene(None, None, "no question selected")
             return
+        # A scene already read links in microseconds: do it now, so the views
+        # are drawn once rather than once before and once after the scene.
+        g = self._link(q) if self.has_scenes and q.scene in self._scenes_read else None
         self._show_charts(q, qi)
         if q.answer_type is AnswerType.CHOICE:
             self._show_gallery(q, qi)
         else:
             self.answer_stack.setCurrentWidget(self.map_panel)
-            self._refresh_map_sources()
+            if g is None:
+                self._refresh_map_sources()
         self._show_view_image(q)
         if q.video is not None and q.video.exists:
             self.player.set_video(q.video.path)
@@ -154,14 +165,18 @@ class SampleView(QWidget):
         self.tabs.setTabEnabled(1, False)
         self.view3d.set_scene(None, None, "loading the scene…" if self.has_scenes else
                               "This release has no scene metadata (scenes/<scene>/scene.json).")
-        if self.has_scenes:
-            gen = self._gen
+        gen = self._gen
+        if g is not None:
+            self._geometry_ready(gen, g)
+        elif self.has_scenes:
             self.jobs.submit(self._link, q, lane="geometry", label="reading scene",
                              done=lambda g: self._geometry_ready(gen, g),
                              failed=lambda msg: self._geometry_failed(gen, msg))
 
     def _link(self, q) -> QuestionGeometry:
-        return link_question(q, self.scenes.get(q.scene))
+        g = link_question(q, self.scenes.get(q.scene))
+        self._scenes_read.add(q.scene)
+        return g
 
     def _geometry_failed(self, gen: int, message: str) -> None:
         if gen == self._gen:
@@ -302,17 +317,31 @@ class SampleView(QWidget):
             own = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else None
             W = own.world_to_pixel if own is not None else None
             size = (own.width, own.height) if own is not None and own.width else None
+            def draw(rm) -> None:
+                self._draw_map(gen, rm.image, None if own else rm.world_to_pixel, own=own is not None)
+            cached = self.assets.cached_topdown(g.scene, level, W, size)
+            if cached is not None:
+                draw(cached)
+                return
             self.map_panel.set_note(f"rendering the {level} map…")
             self.jobs.submit(self.assets.topdown, g.scene, level, W, size, lane="map",
-                             label="rendering map",
-                             done=lambda rm: self._draw_map(gen, rm.image, None if own else rm.world_to_pixel,
-                                                            own=own is not None),
-                             failed=lambda msg: self._map_failed(gen, msg))
+                             label="rendering map", done=draw, failed=lambda msg: self._map_failed(gen, msg))
 
     def _load_array(self, path: str, done) -> None:
+        hit = self._map_arrays.get(path)
+        if hit is not None:
+            self._map_arrays.move_to_end(path)
+            done(hit)
+            return
         gen = self._gen
+
+        def loaded(arr) -> None:
+            self._map_arrays[path] = arr
+            while len(self._map_arrays) > 12:
+                self._map_arrays.popitem(last=False)
+            done(arr)
         self.jobs.submit(lambda p: qimage_to_array(self.cache.load(p)), path, lane="map", label="loading map",
-                         done=done, failed=lambda msg: self._map_failed(gen, msg))
+                         done=loaded, failed=lambda msg: self._map_failed(gen, msg))
 
     def _map_failed(self, gen: int, message: str) -> None:
         if gen == self._gen:

@@ -18,10 +18,18 @@ SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 class FrameSource:
     """Open video readers by path, used from pool threads one decode at a time."""
 
-    def __init__(self, max_open: int = 4):
+    def __init__(self, max_open: int = 4, max_first: int = 256):
         self._readers: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()
         self._max_open = max_open
+        # First frames by path, so coming back to a sample shows its video at once.
+        self._first: OrderedDict[str, tuple] = OrderedDict()
+        self._first_lock = threading.Lock()
+        self._max_first = max_first
+
+    def first_frame(self, path: str) -> tuple[int, QImage, int, float] | None:
+        with self._first_lock:
+            return self._first.get(path)
 
     def decode(self, path: str, index: int) -> tuple[int, QImage, int, float]:
         """(index actually decoded, frame, frame count, fps); VideoError when it cannot."""
@@ -36,7 +44,13 @@ class FrameSource:
             self._readers.move_to_end(path)
             frame = reader.frame(index)
             index = min(max(index, 0), reader.n_frames - 1)
-            return index, array_to_qimage(frame), reader.n_frames, reader.fps
+            result = (index, array_to_qimage(frame), reader.n_frames, reader.fps)
+        if index == 0:
+            with self._first_lock:
+                self._first[path] = result
+                if len(self._first) > self._max_first:
+                    self._first.popitem(last=False)
+        return result
 
 
 class VideoPlayer(QWidget):
@@ -109,6 +123,10 @@ class VideoPlayer(QWidget):
             self.pane.set_message(message or "no video")
             self.label.setText("–")
             return
+        first = self.source.first_frame(path)
+        if first is not None:
+            self._show(*first)
+            return
         self.pane.set_message("decoding…")
         self._request(0)
 
@@ -180,10 +198,14 @@ class VideoPlayer(QWidget):
     def _decoded(self, path: str, result) -> None:
         self._in_flight = False
         if path != self.path:
-            if self.path is not None:
-                self._request(self._wanted or 0)
+            if self.path is not None and self._wanted is not None:
+                self._request(self._wanted)
             return
-        index, image, n_frames, fps = result
+        self._show(*result)
+        if self._wanted is not None and min(self._wanted, self.n_frames - 1) != self.current:
+            self._request(self._wanted)
+
+    def _show(self, index: int, image: QImage, n_frames: int, fps: float) -> None:
         first = not self.n_frames
         self.n_frames = n_frames
         if first:
@@ -198,14 +220,12 @@ class VideoPlayer(QWidget):
         seconds = index / self.fps if self.fps else 0
         self.label.setText(f"{index + 1} / {n_frames}  ·  {seconds:.1f} s")
         self.frameChanged.emit(index)
-        if self._wanted is not None and min(self._wanted, n_frames - 1) != index:
-            self._request(self._wanted)
 
     def _failed(self, path: str, message: str) -> None:
         self._in_flight = False
         if path != self.path:
-            if self.path is not None:
-                self._request(self._wanted or 0)
+            if self.path is not None and self._wanted is not None:
+                self._request(self._wanted)
             return
         self.pause()
         if self.n_frames:
