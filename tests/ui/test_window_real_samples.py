@@ -67,6 +67,11 @@ def test_angle_and_distance_samples_use_dial_and_bars(qtbot, window, real_sample
     window.select_uid(EDIST_UID)
     settle(qtbot, window)
     assert sv.chart_stack.currentWidget() is sv.bars
+    # Back to a choice question: its gallery takes the answer area again.
+    window.select_uid(TDSM_UID)
+    settle(qtbot, window)
+    assert sv.answer_stack.isVisible() and sv.answer_stack.currentWidget() is sv.gallery
+    assert not sv.chart_stack.isVisible()
     ticks = sv.bars.item.getAxis("left")._tickLevels[0]
     assert [name for _, name in ticks] == ["ground truth", "model-a"]    # model-b gave no answer
 

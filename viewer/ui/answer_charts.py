@@ -121,7 +121,7 @@ class DistanceBars(_Chart):
                                   [truth * (1 - t), n - 0.4]], NO_PEN, QBrush(c)))
             c = QColor(style.TRUTH)
             c.setAlpha(90)
-            self.set_legend([("mra", "ranges the 10 MRA thresholds accept (±5% … ±50% of the truth)",
+            self.set_legend([("mra", "MRA tolerance bands, ±5% … ±50%",
                               fill_sample(c))])
         else:
             self.set_legend([])
@@ -135,9 +135,9 @@ class DistanceBars(_Chart):
             text = f"{v:.1f} m"
             if truth is not None and k > 0:
                 rel = float(relative_error(v, truth))
-                text += f"  ({100 * rel:.0f}% off)" if np.isfinite(rel) else ""
+                text += f" ({100 * rel:.0f}%)" if np.isfinite(rel) else ""
             self.add(label("  " + text, max(v, 0.0), y, QColor(40, 40, 40), anchor=(0, 0.5)))
         self.item.getAxis("left").setTicks([ticks])
         vmax = max([v for _, v, _ in rows if v is not None] + [1.0])
-        hi = max(vmax, (truth or 0) * 1.5) * 1.35
+        hi = max(vmax, (truth or 0) * 1.5) * 1.8        # room for the value labels
         self.vb.setRange(xRange=(0, hi), yRange=(-0.6, max(n, 1) - 0.4), padding=0)

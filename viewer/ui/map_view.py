@@ -31,6 +31,20 @@ def time_colors(n: int) -> list[QColor]:
     return _VIRIDIS.map(np.linspace(0.0, 1.0, n), mode="qcolor")
 
 
+def _extent(ov: MapOverlay) -> tuple[float, float, float, float] | None:
+    """Bounding box of the answer's drawings (circles, rays, points), in map pixels."""
+    parts = [ov.truth_circle, ov.truth_ray, ov.truth_point, ov.viewpoint]
+    parts += [p for _, p in ov.pred_circles] + [p for _, p in ov.pred_rays] + [p for _, p in ov.pred_points]
+    pts = [np.atleast_2d(p) for p in parts if p is not None]
+    if not pts:
+        return None
+    xy = np.concatenate(pts)
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    if not len(xy):
+        return None
+    return (float(xy[:, 0].min()), float(xy[:, 1].min()), float(xy[:, 0].max()), float(xy[:, 1].max()))
+
+
 class MapView(PlotWithLegend):
     def __init__(self, parent=None):
         super().__init__(QColor(40, 40, 44), (235, 235, 235), parent)
@@ -51,6 +65,7 @@ class MapView(PlotWithLegend):
             self.vb.addItem(it, ignoreBounds=True)
         self.overlay: MapOverlay | None = None
         self._map_shape: tuple[int, int] | None = None
+        self._extent: tuple[float, float, float, float] | None = None
         self._user_zoomed = False
         self.vb.sigRangeChangedManually.connect(self._zoomed)
 
@@ -76,15 +91,23 @@ class MapView(PlotWithLegend):
             self.reset_zoom()
 
     def reset_zoom(self) -> None:
+        """Show the whole map, and what is drawn beyond it (a distance circle), within reason."""
         self._user_zoomed = False
-        if self._map_shape is not None:
-            h, w = self._map_shape
-            self.vb.setRange(QRectF(0, 0, w, h), padding=0.02)
+        if self._map_shape is None:
+            return
+        h, w = self._map_shape
+        x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
+        if self._extent is not None:
+            ex0, ey0, ex1, ey1 = self._extent
+            x0, y0 = max(min(x0, ex0), -0.3 * w), max(min(y0, ey0), -0.3 * h)
+            x1, y1 = min(max(x1, ex1), 1.3 * w), min(max(y1, ey1), 1.3 * h)
+        self.vb.setRange(QRectF(x0, y0, x1 - x0, y1 - y0), padding=0.02)
 
     # ------------------------------------------------------------- overlay
     def set_overlay(self, ov: MapOverlay | None, model_names: list[str]) -> None:
         self.clear_layer()
         self.overlay = ov
+        self._extent = None
         legend = []
         self._heading.setVisible(False)
         self._camera.setVisible(False)
@@ -115,14 +138,16 @@ class MapView(PlotWithLegend):
         if ov.target_box is not None:
             add(polygon(ov.target_box, pen(style.TARGET, 2.5)))
             legend.append(("target", "target box", line_sample(style.TARGET, 2.5)))
-        for tau, ring in ov.rings:
+        for k, (tau, ring) in enumerate(ov.rings):
             add(polyline(ring, pen(RING_COLOR, 1.3, dash=True)))
-            top = ring[np.argmin(ring[:, 1])]
-            add(label(f"{tau:g}", top[0], top[1], QColor(0, 150, 70), anchor=(0.5, 1.0), size=8))
-        if ov.truth_circle is not None:
-            add(polyline(ov.truth_circle, pen(style.TRUTH, 3)))
+            # Rings are ~25 px apart on a 640 px map: label the innermost and outermost only.
+            if k in (0, len(ov.rings) - 1):
+                corner = ring[np.argmin(ring[:, 1] - ring[:, 0])]
+                add(label(f"{tau:g}", corner[0], corner[1], QColor(0, 150, 70), anchor=(0.0, 1.0), size=8))
         for m, poly in ov.pred_circles:
             add(polyline(poly, pen(style.model_color(m), 2.2, dash=True)))
+        if ov.truth_circle is not None:
+            add(polyline(ov.truth_circle, pen(style.TRUTH, 3)))
         if ov.truth_ray is not None:
             self._ray(ov.truth_ray, style.TRUTH, 4)
         for m, seg in ov.pred_rays:
@@ -143,6 +168,9 @@ class MapView(PlotWithLegend):
             legend.append(("rings", "score thresholds 100…300", line_sample(RING_COLOR, 1.5)))
         self.set_legend(legend)
         self.set_frame(0)
+        self._extent = _extent(ov)
+        if not self._user_zoomed:
+            self.reset_zoom()
 
     def _ray(self, seg: np.ndarray, color: QColor, width: float) -> None:
         self.add(polyline(seg, pen(color, width)))

@@ -235,6 +235,7 @@ class SampleView(QWidget):
 
     def _show_gallery(self, q, qi: int) -> None:
         self.answer_stack.setCurrentWidget(self.gallery)
+        self.answer_stack.setVisible(True)
         self.map_panel.set_sources([], None)
         truth = int(q.truth.value) if q.truth.ok else None
         picks = [(m, int(v)) for m, v in model_answers(qi, self.session.results)]
@@ -281,7 +282,11 @@ class SampleView(QWidget):
             else:
                 current = keys[0] if keys else None
         self.map_panel.set_sources(sources, current)
-        needs_map = q.answer_type is AnswerType.POINT or self.geometry is not None
+        g = self.geometry
+        scene_pending = g is None and self.has_scenes
+        needs_map = (q.answer_type is AnswerType.POINT or scene_pending
+                     or (g is not None and g.scene is not None))
+        # Without any map, an angle or distance is shown by its chart alone.
         self.answer_stack.setVisible(bool(sources) or needs_map or not self.chart_stack.isVisible())
         if current is None:
             reason = ("no scene metadata" if not self.has_scenes else
