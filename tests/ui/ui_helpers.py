@@ -8,4 +8,6 @@ def open_release(qtbot, win, path, predictions=(), uid=None):
 
 
 def settle(qtbot, win, timeout=30000):
+    """Wait for the window's background work; a view that failed to draw fails the test."""
     qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=timeout)
+    assert not win.jobs.callback_errors, win.jobs.callback_errors[0]

@@ -71,6 +71,7 @@ class Jobs(QObject):
         self._tokens = itertools.count(1)
         self._jobs: dict[int, tuple[str | None, str, Callable | None, Callable | None]] = {}
         self._latest: dict[str, int] = {}
+        self.callback_errors: list[str] = []
 
     @property
     def pending(self) -> int:
@@ -117,7 +118,9 @@ class Jobs(QObject):
                     try:
                         callback(payload)
                     except Exception:
-                        # A view that fails to draw must not take the window down.
+                        # A view that fails to draw must not take the window down;
+                        # kept so tests can insist there were none.
+                        self.callback_errors.append(traceback.format_exc())
                         traceback.print_exc()
         self.pendingChanged.emit(self.pending)
         if not self._jobs:
