@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -101,14 +102,14 @@ class BrowseIndex:
         return np.flatnonzero(self.mask(f, results))
 
     def _text_mask(self, words: list[str], results: list[ModelResult]) -> np.ndarray:
-        hay = self._haystack
-        hit = np.fromiter((all(w in h for w in words) for h in hay), bool, self.n)
+        """Rows where all words occur in the uid/task, or all in one model's answer."""
+        hit = _all_words(self._haystack, words, self.n)
         # Also search what the models said: "cannot determine" finds refusals.
         for r in results:
             raw = self._raw_lower.get(id(r))
             if raw is None:
                 raw = self._raw_lower[id(r)] = ["" if x is None else str(x).lower() for x in r.raw]
-            hit |= np.fromiter((all(w in h for w in words) for h in raw), bool, self.n)
+            hit |= _all_words(raw, words, self.n)
         return hit
 
     # --------------------------------------------------------------- sorting
@@ -143,6 +144,14 @@ class BrowseIndex:
             v = np.where(np.isnan(r.value), r.point[:, 0] * 1000.0 + r.point[:, 1], r.value)
             return np.where(r.status == OK, v, np.nan)
         raise ValueError(f"unknown sort key {key!r}")
+
+
+def _all_words(texts: list[str], words: list[str], n: int) -> np.ndarray:
+    # map() over str.__contains__ runs the loop in C: ~10x a generator expression.
+    m = np.fromiter(map(str.__contains__, texts, repeat(words[0])), bool, n)
+    for w in words[1:]:
+        m &= np.fromiter(map(str.__contains__, texts, repeat(w)), bool, n)
+    return m
 
 
 def _ranks(order: list[int], n: int) -> np.ndarray:
