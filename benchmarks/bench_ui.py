@@ -13,7 +13,6 @@ there when it finds none). Arguments pick parts: start switch 3d browser.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import statistics

@@ -1,6 +1,5 @@
 """The window on the six published samples (no scene metadata, one video)."""
 import numpy as np
-import pytest
 from PyQt6.QtCore import QMimeData, QPointF, QSize, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
