@@ -89,3 +89,31 @@ def test_random_row(real_samples):
     assert row["TDS_E"] == 25 and row["Traj"] == 25
     assert row["GP_v"] is None
     assert 0 < row["Pos"] < 20
+
+
+def test_structured_answers_do_not_break_scoring(real_samples, tmp_path):
+    f = tmp_path / "odd.jsonl"
+    f.write_text(json.dumps({"uid": POS_UID, "prediction": [450, 780]}) + "\n"
+                 + json.dumps({"uid": ED_UID, "prediction": {"angle": -134}}) + "\n"
+                 + json.dumps({"uid": TDSE_UID, "prediction": ["C"]}) + "\n")
+    s = open_session(real_samples, [f])
+    r, i = s.results[0], s.release.index
+    assert r.score[i[POS_UID]] == pytest.approx(0.8)       # a [x, y] list is a point
+    assert r.status[i[ED_UID]] == "ok" and r.score[i[ED_UID]] == 1.0
+    assert r.raw[i[TDSE_UID]] == ["C"]
+
+
+def test_scoring_in_two_processes_gives_the_same_session(real_samples, tmp_path):
+    paths = []
+    for k, pred in enumerate(["-120", "-170", "garbage", "170", "-134"]):
+        paths.append(_preds(tmp_path, f"m{k}", {ED_UID: pred, POS_UID: f"<point>{400 + 10 * k} 700</point>"}))
+    bad = tmp_path / "empty.jsonl"
+    bad.write_text("")
+    paths.insert(3, bad)
+    one = open_session(real_samples, paths)
+    two = open_session(real_samples, paths, processes=2)
+    assert two.models == one.models == [f"m{k}" for k in range(5)]
+    assert two.leaderboard() == one.leaderboard()
+    assert [str(d) for d in two.diagnostics] == [str(d) for d in one.diagnostics]
+    for a, b in zip(one.results, two.results):
+        assert list(a.status) == list(b.status) and np.array_equal(a.score, b.score, equal_nan=True)

@@ -160,3 +160,21 @@ def test_huge_file_is_refused_clearly(tmp_path, monkeypatch):
     r = load_release(tmp_path)
     assert len(r) == 0
     assert "larger than" in r.diagnostics.of_level("error")[0].message
+
+
+def test_media_in_a_symlinked_folder_and_unusual_spellings_are_found(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "v.mp4").write_bytes(b"x")
+    rel = tmp_path / "release"
+    (rel / "img").mkdir(parents=True)
+    (rel / "img" / "a.png").write_bytes(b"x")
+    (rel / "videos").symlink_to(store, target_is_directory=True)
+    _write_jsonl(rel / "questions.jsonl", [_rec("a", copied_video_path="videos/v.mp4",
+                                                images=[{"index": 1, "copied_path": "./img/a.png"},
+                                                        {"index": 2, "copied_path": "img//a.png"},
+                                                        {"index": 3, "copied_path": "img/b.png"}])])
+    r = load_release(rel)
+    assert [(kind, declared) for _, kind, declared, _ in r.missing] == [("image", "img/b.png")]
+    q = r.get("a")
+    assert q.video.exists and [m.exists for m in q.images] == [True, True, False]

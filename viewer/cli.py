@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -56,7 +57,8 @@ def cmd_score(argv: list[str]) -> int:
     from .textprogress import ProgressBar
 
     with ProgressBar("scoring", len(args.predictions), min_total=4) as bar:
-        session = open_session(args.release, args.predictions, progress=bar)
+        session = open_session(args.release, args.predictions, progress=bar,
+                               processes=min(2, os.cpu_count() or 1))
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")

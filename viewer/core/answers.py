@@ -169,68 +169,67 @@ def parse_many(raws: list, answer_type: AnswerType, n_options: list[int] | None 
     angle/distance/choice answers, which repeat a lot ("90", "2.5", "C").
     """
     n = len(raws)
-    statuses = [OK] * n
-    nan = math.nan
     if answer_type is AnswerType.POINT:
-        xs, ys = [nan] * n, [nan] * n
-        search = _POINT_RE.search
-        for j, r in enumerate(raws):
-            m = search(r) if type(r) is str else None
-            if m:
-                sx, x, sy, y = m.groups()
-                xs[j] = -float(x) if sx else float(x)
-                ys[j] = -float(y) if sy else float(y)
-                continue
-            p = parse_point(r)
-            statuses[j] = p.status
-            if p.status == OK:
-                xs[j], ys[j] = p.value
-        return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(n, 2), statuses
-    values = [nan] * n
+        return _parse_points(raws)
     if cache is None or len(cache) > CACHE_LIMIT:
         cache = {}
     if answer_type is AnswerType.CHOICE:
-        for j, r in enumerate(raws):
-            k = n_options[j] if n_options is not None else 4
-            key = (r, k) if isinstance(r, (str, int, float)) else None
-            p = cache.get(key) if key is not None else None
-            if p is None:
-                p = parse_choice(r, k)
-                if key is not None:
-                    cache[key] = p
-            statuses[j] = p.status
-            if p.status == OK:
-                values[j] = p.value
-        return np.array(values, float), statuses
-    search = _NUM_RE.search
-    get = cache.get
-    for j, r in enumerate(raws):
-        hit = get(r) if type(r) is str else None
-        if hit is not None:
-            values[j] = hit
-            continue
-        if type(r) is not str:
-            m = None
-        elif r.lstrip("-").replace(".", "", 1).isdecimal():
+        opts = n_options if n_options is not None else [4] * n
+        # Keys carry the type so that True, 1 and 1.0 (equal as dict keys) stay apart.
+        keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, opts)]
+        one = _choice_pair
+    else:
+        keys = [r if type(r) is str else (type(r), r) for r in raws]
+        one = _number_pair
+    try:
+        todo = set(keys).difference(cache)
+    except TypeError:                      # an unhashable answer (a JSON list or object)
+        pairs = [one(k) for k in keys]
+    else:
+        for k in todo:
+            cache[k] = one(k)
+        pairs = [cache[k] for k in keys]
+    return np.array([p[0] for p in pairs], float), [p[1] for p in pairs]
+
+
+def _number_pair(key) -> tuple[float, str]:
+    r = key if type(key) is str else key[1]
+    if type(r) is str:
+        if r.lstrip("-").replace(".", "", 1).isdecimal():
             # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
             try:
-                values[j] = cache[r] = float(r)
-                continue
+                return float(r), OK
             except ValueError:
-                m = search(r)
-        else:
-            m = search(r)
+                pass
+        m = _NUM_RE.search(r)
         if m:
             sign, digits = m.groups()
-            values[j] = -float(digits) if sign else float(digits)
-            if type(r) is str:
-                cache[r] = values[j]
+            return (-float(digits) if sign else float(digits)), OK
+    p = parse_number(r)
+    return (p.value if p.status == OK else math.nan), p.status
+
+
+def _choice_pair(key) -> tuple[float, str]:
+    r, k = (key[0], key[1]) if len(key) == 2 else (key[1], key[2])
+    p = parse_choice(r, k)
+    return (p.value if p.status == OK else math.nan), p.status
+
+
+def _parse_points(raws: list) -> tuple[np.ndarray, list[str]]:
+    search = _POINT_RE.search
+    matches = [search(r) if type(r) is str else None for r in raws]
+    out = np.full((len(raws), 2), np.nan)
+    statuses = [OK] * len(raws)
+    for j, m in enumerate(matches):
+        if m:
+            sx, x, sy, y = m.groups()
+            out[j] = (-float(x) if sx else float(x), -float(y) if sy else float(y))
             continue
-        p = parse_number(r)
+        p = parse_point(raws[j])
         statuses[j] = p.status
         if p.status == OK:
-            values[j] = p.value
-    return np.array(values, float), statuses
+            out[j] = p.value
+    return out, statuses
 
 
 def parse_ground_truth(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:

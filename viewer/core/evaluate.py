@@ -20,7 +20,7 @@ class ModelResult:
     """One model on one release, aligned with `release.questions`."""
     model: str
     source: str
-    raw: list[Any]                 # raw answer per question, None when missing
+    raw: np.ndarray                # raw answer per question (object array), None when missing
     status: np.ndarray             # parse status per question (object array of str)
     value: np.ndarray              # parsed scalar (angle, distance, option index) or NaN
     point: np.ndarray              # parsed point (n, 2) or NaN
@@ -66,19 +66,25 @@ def evaluate(release: Release, preds: PredictionSet,
     """Score one model. Pass the same `parse_cache` when scoring several models:
     their answers repeat, and each distinct one is then parsed once."""
     n = len(release)
-    raw: list[Any] = [None] * n
-    present = np.zeros(n, bool)
+    keys = list(preds.raw)
+    answers = list(preds.raw.values())
+    get = release.index.get
+    where = [get(k, -1) for k in keys]
     unknown = []
-    index = release.index
-    for key, value in preds.raw.items():
-        i = index.get(key)
-        if i is None and preds.positional and key.isdigit() and int(key) < n:
-            i = int(key)
-        if i is None:
+    for j in [j for j, i in enumerate(where) if i < 0]:
+        key = keys[j]
+        if preds.positional and key.isdigit() and int(key) < n:
+            where[j] = int(key)
+        else:
             unknown.append(key)
-            continue
-        raw[i] = value
-        present[i] = True
+    found = np.array(where, np.int64)
+    ok = found >= 0
+    raw = np.full(n, None, dtype=object)
+    kept = answers if ok.all() else [a for a, good in zip(answers, ok.tolist()) if good]
+    # fromiter keeps each answer whole, even one that is a JSON list.
+    raw[found[ok]] = np.fromiter(kept, dtype=object, count=len(kept))
+    present = np.zeros(n, bool)
+    present[found[ok]] = True
 
     status = np.full(n, MISSING, dtype=object)
     value = np.full(n, np.nan)
@@ -90,7 +96,7 @@ def evaluate(release: Release, preds: PredictionSet,
         if not len(idx):
             continue
         cache = None if parse_cache is None else parse_cache.setdefault(at, {})
-        vals, stats = parse_many([raw[i] for i in idx.tolist()], at,
+        vals, stats = parse_many(raw[idx].tolist(), at,
                                  release.n_options[idx].tolist(), cache)
         status[idx] = stats
         if at is AnswerType.POINT:

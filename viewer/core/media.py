@@ -28,6 +28,7 @@ class MediaIndex:
         self._listings: dict[str, frozenset[str]] = {}
         self._all: set[str] | None = None
         self._folders: set[str] = set()
+        self._has_links = False
 
     def resolve(self, declared: str, base_dir: str) -> MediaRef:
         """A media path relative to `base_dir`, which must stay in the release."""
@@ -64,11 +65,18 @@ class MediaIndex:
             walked = list(os.walk(self.root))
             self._folders = {dirpath for dirpath, _, _ in walked}
             self._all = {dirpath + "/" + f for dirpath, _, files in walked for f in files}
+            self._has_links = any(os.path.islink(os.path.join(dirpath, d))
+                                  for dirpath, dirs, _ in walked for d in dirs)
         return self._all
 
     def walked_folders(self) -> set[str]:
         self.all_files()
         return self._folders
+
+    def walk_is_complete(self) -> bool:
+        """True when the walk saw every file: no symlinked folder it did not enter."""
+        self.all_files()
+        return not self._has_links
 
     def _listing(self, folder: str) -> frozenset[str]:
         try:

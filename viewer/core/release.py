@@ -320,16 +320,16 @@ def _check_media(records: list[dict], base_dirs: list[str], media: MediaIndex
              for i, rec in enumerate(records) if type(rec.get("images")) is list
              for im in rec["images"]]
     files = media.all_files()
-    folders = media.walked_folders()
+    complete = media.walk_is_complete()
     missing = []
     for i, kind, declared in refs:
         if type(declared) is str:
             full = base_dirs[i] + "/" + declared
             if full in files:
                 continue
-            # Not there, in a folder the walk listed: missing, no need to look again.
-            if ".." not in declared and declared[:1] not in ("/", "\\", "") \
-                    and full.rpartition("/")[0] in folders:
+            # A plain relative path the complete walk did not see is simply missing.
+            if complete and declared and declared[0] not in "/\\." and ".." not in declared \
+                    and "\\" not in declared and "//" not in declared and "/./" not in declared:
                 missing.append((i, kind, declared, "file not found"))
                 continue
         why = media.check(declared, base_dirs[i])

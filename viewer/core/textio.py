@@ -61,6 +61,15 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
     of one per line); only when that fails do we go line by line to find
     and report the bad lines.
     """
+    body = text.rstrip("\n")
+    if body and "\r" not in body and "\n\n" not in body and not body[0].isspace():
+        # The usual file, one record per line and no blank ones: parse it whole.
+        try:
+            values = json.loads("[" + body.replace("\n", ",") + "]")
+            if len(values) == body.count("\n") + 1:
+                return list(range(1, len(values) + 1)), values
+        except (json.JSONDecodeError, RecursionError):
+            pass
     lines = text.splitlines()
     numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
     if not numbers:
