@@ -115,3 +115,24 @@ def test_every_status_filter_is_known(tmp_path, status):
     s = _release(tmp_path)
     ix = BrowseIndex(s.release)
     assert ix.mask(BrowseFilter(model=0, status=status), s.results).dtype == bool
+
+
+def test_filter_by_reviewer_verdict(tmp_path):
+    from viewer.core.flags import FlagStore
+    s = _release(tmp_path)
+    ix = BrowseIndex(s.release)
+    store = FlagStore.for_release(tmp_path)
+    store.set_verdict("scene2_a", "bad_gt")
+    store.set_verdict("scene1_d", "ok")
+    store.set_verdict("scene1_e", "ok")
+    store.set_verdict("scene1_e", None)                   # cleared again: unreviewed
+    store.set_verdict("not_in_release", "ambiguous")
+    verdicts = store.verdicts()
+    uids = lambda v: [s.release.uids[i] for i in ix.rows(BrowseFilter(verdict=v), s.results, verdicts)]
+    assert uids("bad_gt") == ["scene2_a"]
+    assert uids("ok") == ["scene1_d"]
+    assert uids("reviewed") == ["scene2_a", "scene1_d"]
+    assert uids("unreviewed") == ["scene10_b", "scene2_c", "scene1_e"]
+    assert uids("any") == s.release.uids
+    assert uids("ambiguous") == []
+    store.close()

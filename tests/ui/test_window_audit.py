@@ -55,3 +55,18 @@ def test_review_dock_flags_the_shown_sample(qtbot, window, tmp_path):
     assert flags.uid == ar.uid("Pos") and flags.note.toPlainText() == ""
     saved = window.audit.store.get(ar.uid("ED_v"))
     assert (saved.verdict, saved.note) == ("bad_gt", "off by 40 degrees")
+
+
+def test_browser_filters_by_the_verdict_just_set(qtbot, window, tmp_path):
+    root = ar.build(tmp_path / "release")
+    open_release(qtbot, window, root, uid=ar.uid("ED_v"))
+    browser = window.browser
+    window.audit.flags.verdict_actions["bad_gt"].trigger()
+    browser.verdict_box.setCurrentIndex(browser.verdict_box.findData("bad_gt"))
+    settle(qtbot, window)
+    shown = [window.session.release.uids[i] for i in browser.model.rows]
+    assert shown == [ar.uid("ED_v")]
+    browser.verdict_box.setCurrentIndex(browser.verdict_box.findData("unreviewed"))
+    settle(qtbot, window)
+    assert ar.uid("ED_v") not in [window.session.release.uids[i] for i in browser.model.rows]
+    assert len(browser.model.rows) == len(window.session.release) - 1

@@ -28,6 +28,17 @@ STATUS_FILTERS = {
     "missing": "no answer from the model",
 }
 
+# Reviewer-verdict filter choices (flags.VERDICTS keys keep questions with that verdict).
+VERDICT_FILTERS = {
+    "any": "every question",
+    "unreviewed": "no verdict yet",
+    "reviewed": "any verdict",
+    "ok": "ok",
+    "bad_gt": "bad ground truth",
+    "ambiguous": "ambiguous",
+    "bad_media": "bad media",
+}
+
 # Sort keys that do not depend on a model; model keys are ("answer"|"error"|"score", m).
 QUESTION_KEYS = ("row", "uid", "scene", "column", "truth")
 MODEL_KEYS = ("answer", "error", "score")
@@ -42,6 +53,7 @@ class BrowseFilter:
     score_max: float = 1.0
     status: str = "any"                       # a key of STATUS_FILTERS
     text: str = ""                            # words that must all occur in uid/task/target
+    verdict: str = "any"                      # a key of VERDICT_FILTERS
 
 
 def _natural_key(s: str):
@@ -80,8 +92,12 @@ class BrowseIndex:
         return self._uid_rank
 
     # ------------------------------------------------------------- filtering
-    def mask(self, f: BrowseFilter, results: list[ModelResult]) -> np.ndarray:
+    def mask(self, f: BrowseFilter, results: list[ModelResult],
+             verdicts: dict[str, str] | None = None) -> np.ndarray:
+        """Rows `f` keeps; `verdicts` (uid -> reviewer verdict) serves the verdict filter."""
         m = np.ones(self.n, bool)
+        if f.verdict != "any":
+            m &= self._verdict_mask(f.verdict, verdicts or {})
         if f.columns is not None:
             m &= np.isin(self.column, np.fromiter(f.columns, np.int32, len(f.columns)))
         if f.scenes is not None:
@@ -98,8 +114,17 @@ class BrowseIndex:
             m &= self._text_mask(words, results)
         return m
 
-    def rows(self, f: BrowseFilter, results: list[ModelResult]) -> np.ndarray:
-        return np.flatnonzero(self.mask(f, results))
+    def rows(self, f: BrowseFilter, results: list[ModelResult],
+             verdicts: dict[str, str] | None = None) -> np.ndarray:
+        return np.flatnonzero(self.mask(f, results, verdicts))
+
+    def _verdict_mask(self, want: str, verdicts: dict[str, str]) -> np.ndarray:
+        index = self.release.index
+        keep = [index[u] for u, v in verdicts.items()
+                if u in index and v is not None and (want in ("reviewed", "unreviewed") or v == want)]
+        m = np.zeros(self.n, bool)
+        m[keep] = True
+        return ~m if want == "unreviewed" else m
 
     def _text_mask(self, words: list[str], results: list[ModelResult]) -> np.ndarray:
         """Rows where all words occur in the uid/task, or all in one model's answer."""

@@ -38,6 +38,7 @@ class AuditController(QObject):
         self.panel.findingSelected.connect(self._render_evidence)
         self.panel.runRequested.connect(self.run)
         self.flags.message.connect(window.show_status)
+        self.flags.flagChanged.connect(lambda _uid: self._verdicts_changed())
         window.sessionLoaded.connect(self._session_loaded)
         window.questionShown.connect(self._question_shown)
         window.installEventFilter(self)
@@ -84,9 +85,13 @@ class AuditController(QObject):
             self.store.close()
         self.store = FlagStore.for_release(self.window.release_path)
         self.flags.set_store(self.store)
+        self._verdicts_changed()
         self.panel.set_report(None)
         if self.store.problem:
             self.window.show_status(self.store.problem)
+
+    def _verdicts_changed(self) -> None:
+        self.window.browser.set_verdicts(self.store.verdicts() if self.store is not None else {})
 
     def _question_shown(self, qi: int) -> None:
         session = self.window.session

@@ -156,6 +156,10 @@ class BrowserPanel(QWidget):
         for key, text in browse.STATUS_FILTERS.items():
             self.status_box.addItem(key, key)
             self.status_box.setItemData(self.status_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        self.verdict_box = QComboBox(toolTip="Reviewer verdict (set in the Review panel)")
+        for key, text in browse.VERDICT_FILTERS.items():
+            self.verdict_box.addItem("any verdict" if key == "any" else text, key)
+        self.verdicts: dict[str, str] = {}
         self.score_min = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=0.0,
                                         prefix="score ≥ ")
         self.score_max = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=1.0,
@@ -187,6 +191,7 @@ class BrowserPanel(QWidget):
         top.addWidget(self.search, 3)
         top.addWidget(self.column_box, 2)
         top.addWidget(self.scene_box, 1)
+        top.addWidget(self.verdict_box, 1)
         second = QHBoxLayout()
         second.addWidget(self.model_box, 2)
         second.addWidget(self.status_box, 1)
@@ -202,7 +207,7 @@ class BrowserPanel(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=150)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(lambda _: self._debounce.start())
-        for w in (self.column_box, self.scene_box, self.model_box, self.status_box):
+        for w in (self.column_box, self.scene_box, self.model_box, self.status_box, self.verdict_box):
             w.currentIndexChanged.connect(lambda _: self.apply_filter())
         for w in (self.score_min, self.score_max):
             w.valueChanged.connect(lambda _: self._debounce.start())
@@ -273,7 +278,14 @@ class BrowserPanel(QWidget):
             scenes=None if scene is None else frozenset({scene}),
             model=self.model_box.currentData(),
             score_min=self.score_min.value(), score_max=self.score_max.value(),
-            status=self.status_box.currentData(), text=self.search.text())
+            status=self.status_box.currentData(), text=self.search.text(),
+            verdict=self.verdict_box.currentData())
+
+    def set_verdicts(self, verdicts: dict[str, str]) -> None:
+        """The reviewers' verdicts changed (uid -> verdict); refilter when it matters."""
+        self.verdicts = dict(verdicts)
+        if self.verdict_box.currentData() != "any":
+            self.apply_filter()
 
     def set_filter(self, column: int | None = ..., model: int | None = ..., scene: str | None = ...,
                    status: str | None = None, text: str | None = None) -> None:
@@ -297,7 +309,7 @@ class BrowserPanel(QWidget):
             return
         current = self.current_question()
         f = self.current_filter()
-        self.model.set_rows(self.index.rows(f, self.session.results))
+        self.model.set_rows(self.index.rows(f, self.session.results, self.verdicts))
         n, total = len(self.model.rows), len(self.session.release)
         self.count_label.setText(f"{n:,} of {total:,}")
         if current is not None and self.model.position_of(current) >= 0:
