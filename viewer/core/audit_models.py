@@ -16,6 +16,7 @@ import numpy as np
 
 from .answers import OK
 from .audit import Finding, Tally, json_safe
+from .browse import value_text
 from .evaluate import ModelResult, average, column_means, random_baseline
 from .release import Release
 from .scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
@@ -130,13 +131,12 @@ def models_disagree(release: Release, results: list[ModelResult], tally: Tally) 
 
 
 def _fmt(v, at: AnswerType) -> str:
-    if at is AnswerType.ANGLE:
-        return f"{float(v):.0f}°"
+    if at is AnswerType.CHOICE:
+        return str(_shown(v, at))
     if at is AnswerType.DISTANCE:
-        return f"{float(v):.1f} m"
-    if at is AnswerType.POINT:
-        return f"({float(v[0]):.0f}, {float(v[1]):.0f})"
-    return str(v)
+        return value_text(float(v), at)
+    # Consensus values are means: whole degrees and units read better.
+    return value_text(np.round(np.asarray(v, float)) if at is AnswerType.POINT else round(float(v)), at)
 
 
 # ------------------------------------------------------------ conventions
