@@ -128,11 +128,15 @@ class Raycaster:
         a, b, _ = self._pixel_grid(intrinsics, stride)
         shape = (len(poses), len(b), len(a), 6)
         rays = np.empty(shape, np.float32) if out is None else out.reshape(shape)
+        pool = _shading_pool()
         for f, m in enumerate(poses):
             r = m[:3, :3].astype(np.float32)
+            # Six strided channels: the three directions in the pool, the origin here.
+            jobs = [pool.submit(np.add, (r[k, 1] * b + r[k, 2])[:, None], (r[k, 0] * a)[None, :],
+                                out=rays[f, :, :, 3 + k]) for k in range(3)]
             rays[f, :, :, :3] = m[:3, 3]
-            for k in range(3):
-                np.add((r[k, 1] * b + r[k, 2])[:, None], (r[k, 0] * a)[None, :], out=rays[f, :, :, 3 + k])
+            for j in jobs:
+                j.result()
         return rays.reshape(len(poses), -1, 6)
 
     def cast(self, rays: np.ndarray) -> dict[str, np.ndarray]:
@@ -177,21 +181,22 @@ class Raycaster:
         prim = hit["primitive_ids"]
         instance = self.instance_of(prim)
 
-        # All shading on one channel, then a single multiply of the colours.
-        # |cos| between ray and normal: two-sided, so mesh winding does not matter.
-        n = hit["primitive_normals"]
-        cos = n[:, 0] * rays[:, 3]
-        cos += n[:, 1] * rays[:, 4]
-        cos += n[:, 2] * rays[:, 5]
-        np.abs(cos, out=cos)
-        cos *= self._pixel_grid(intrinsics)[2]
-        shade = AMBIENT + (1.0 - AMBIENT) * cos
-        shade /= 1.0 + DEPTH_FALLOFF * depth      # a miss (inf) goes to 0, reset below
-        if outlines:
-            shade[edge_mask(instance.reshape(h, w), depth.reshape(h, w)).ravel()] *= OUTLINE_DARKEN
+        # The cast used both cores; the shading after it would use one. numpy
+        # lets go of the GIL in its loops, so the outline search and the
+        # shading run side by side, then each half of the image is coloured
+        # in its own thread.
+        pool = _shading_pool()
+        edges = pool.submit(edge_mask, instance.reshape(h, w), depth.reshape(h, w)) if outlines else None
+        shade = _shade(hit["primitive_normals"], rays, self._pixel_grid(intrinsics)[2], depth)
+        if edges is not None:
+            shade[edges.result().ravel()] *= OUTLINE_DARKEN
         shade[prim < 0] = 1.0
-        # shade <= 1, so the product stays within 0..255 and needs no clipping.
-        color = (np.take(table, prim, axis=0) * shade[:, None]).astype(np.uint8)
+        color = np.empty((h * w, 3), np.uint8)
+        half = (h // 2) * w
+        parts = [pool.submit(_colour, table, prim[a:b], shade[a:b], color[a:b])
+                 for a, b in ((0, half), (half, h * w))]
+        for f in parts:
+            f.result()
         return ViewRender(color.reshape(h, w, 3), depth.reshape(h, w), instance.reshape(h, w))
 
     def instance_map(self, c2w: Any, intrinsics: Any, stride: int = 1, *,
@@ -225,6 +230,39 @@ class Raycaster:
             counts = np.bincount(keys, minlength=len(chunk) * (n_inst + 1))
             out[start:start + len(chunk)] = counts.reshape(len(chunk), n_inst + 1)[:, 1:]
         return out
+
+
+_POOL = None
+
+
+def _shading_pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(2, thread_name_prefix="gst-shade")
+    return _POOL
+
+
+def _shade(normals: np.ndarray, rays: np.ndarray, inv_norm: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Per-pixel brightness: headlight Lambert term, ambient, darkening with depth.
+
+    All on one channel, so the colours are multiplied once. |cos| between ray
+    and normal is two-sided, so mesh winding does not matter.
+    """
+    cos = normals[:, 0] * rays[:, 3]
+    cos += normals[:, 1] * rays[:, 4]
+    cos += normals[:, 2] * rays[:, 5]
+    np.abs(cos, out=cos)
+    cos *= inv_norm
+    shade = AMBIENT + (1.0 - AMBIENT) * cos
+    shade /= 1.0 + DEPTH_FALLOFF * depth      # a miss (inf) goes to 0; the caller resets misses
+    return shade
+
+
+def _colour(table: np.ndarray, prim: np.ndarray, shade: np.ndarray, out: np.ndarray) -> None:
+    c = np.take(table, prim, axis=0)
+    c *= shade[:, None]
+    out[:] = c                                 # shade <= 1: stays within 0..255, no clipping
 
 
 def _pose_list(c2ws: Any) -> list:
