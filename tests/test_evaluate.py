@@ -101,19 +101,3 @@ def test_structured_answers_do_not_break_scoring(real_samples, tmp_path):
     assert r.score[i[POS_UID]] == pytest.approx(0.8)       # a [x, y] list is a point
     assert r.status[i[ED_UID]] == "ok" and r.score[i[ED_UID]] == 1.0
     assert r.raw[i[TDSE_UID]] == ["C"]
-
-
-def test_scoring_in_two_processes_gives_the_same_session(real_samples, tmp_path):
-    paths = []
-    for k, pred in enumerate(["-120", "-170", "garbage", "170", "-134"]):
-        paths.append(_preds(tmp_path, f"m{k}", {ED_UID: pred, POS_UID: f"<point>{400 + 10 * k} 700</point>"}))
-    bad = tmp_path / "empty.jsonl"
-    bad.write_text("")
-    paths.insert(3, bad)
-    one = open_session(real_samples, paths)
-    two = open_session(real_samples, paths, processes=2)
-    assert two.models == one.models == [f"m{k}" for k in range(5)]
-    assert two.leaderboard() == one.leaderboard()
-    assert [str(d) for d in two.diagnostics] == [str(d) for d in one.diagnostics]
-    for a, b in zip(one.results, two.results):
-        assert list(a.status) == list(b.status) and np.array_equal(a.score, b.score, equal_nan=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -57,8 +56,7 @@ def cmd_score(argv: list[str]) -> int:
     from .textprogress import ProgressBar
 
     with ProgressBar("scoring", len(args.predictions), min_total=4) as bar:
-        session = open_session(args.release, args.predictions, progress=bar,
-                               processes=min(2, os.cpu_count() or 1))
+        session = open_session(args.release, args.predictions, progress=bar)
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")
