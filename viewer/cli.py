@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -194,9 +195,12 @@ def cmd_open(argv: list[str]) -> int:
 
     from .assets import default_predictions, default_release
     release = args.release or default_release()
+    if not Path(release).expanduser().exists():
+        raise UserError(f"{release}: no such file or folder")
     predictions = args.predictions
     if predictions is None:
         predictions = default_predictions(release) if not args.release else []
+    _choose_display(args.screenshot)
     try:
         from .ui.app import run_app
     except ImportError as e:
@@ -205,6 +209,19 @@ def cmd_open(argv: list[str]) -> int:
               file=sys.stderr)
         return cmd_score([str(release), *map(str, predictions)]) if predictions else 0
     return run_app(release, predictions, uid=args.uid, screenshot=args.screenshot, size=args.size)
+
+
+def _choose_display(screenshot: str | None) -> None:
+    """Without a screen, Qt aborts the process; say what to do instead, or draw offscreen."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM") \
+            or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    if screenshot:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"      # a screenshot needs no screen
+        return
+    raise UserError("no display to open the window on (DISPLAY is not set): run it from a desktop, "
+                    "under a virtual screen (`make run` or `xvfb-run gst-viewer`), or save a picture "
+                    "with --screenshot OUT.png")
 
 
 if __name__ == "__main__":
