@@ -186,7 +186,8 @@ def cmd_open(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="gst-viewer",
                                 description="Inspect GST-Bench releases and model predictions.")
     p.add_argument("release", nargs="?", help="release folder; default: the bundled demo")
-    p.add_argument("--predictions", "-p", nargs="*", default=None, help="prediction files")
+    p.add_argument("--predictions", "-p", nargs="*", default=None,
+                   help="prediction files (default: the release's predictions/*.jsonl; -p alone: none)")
     p.add_argument("--uid", help="select this question")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot")
@@ -199,7 +200,8 @@ def cmd_open(argv: list[str]) -> int:
         raise UserError(f"{release}: no such file or folder")
     predictions = args.predictions
     if predictions is None:
-        predictions = default_predictions(release) if not args.release else []
+        # As `render` does: a release that carries its models' answers opens with them.
+        predictions = default_predictions(release)
     _choose_display(args.screenshot)
     try:
         from .ui.app import run_app
