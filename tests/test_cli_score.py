@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from conftest import EDIST_UID, ED_UID, POS_UID, TDSE_UID
+from published_samples import EDIST_UID, ED_UID, POS_UID, TDSE_UID
 from viewer.cli import main
 from viewer.core.tasks import COLUMN_KEYS
 

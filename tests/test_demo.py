@@ -22,7 +22,7 @@ from viewer.core.tasks import COLUMN_KEYS, AnswerType
 from viewer.demo.generate import generate_demo
 from viewer.demo.scenebuild import DemoConfig
 
-from conftest import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
+from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "assets" / "demo"
