@@ -173,7 +173,6 @@ def big_mesh(n_side: int):
 
 
 def redraw_3d(app) -> None:
-    import numpy as np
     import pyqtgraph.opengl as gl
     from OpenGL import GL
     from viewer.render.lod import decimate_to

@@ -7,7 +7,7 @@ import pytest
 
 import scene_release as sr
 from viewer.render.lod import cluster_decimate, decimate_to
-from viewer.render.video import VideoError, VideoReader, import_cv2
+from viewer.render.video import VideoError, VideoReader
 
 
 def test_import_cv2_leaves_qt_environment_alone():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import geometry as geo
-from .audit import (ANGLE_KEYS, CHECK_BY_ID, DISTANCE_KEYS, Finding, POINT_KEYS, SceneAudit, Tally,
+from .audit import (CHECK_BY_ID, Finding, SceneAudit, Tally,
                     json_safe)
 from .diagnostics import UserError
 from .scene import QuestionGeometry, Scene, link_question, load_scene

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import furniture as F
-from .freespace import FloorGrid, connected_label, oriented_polygon, rect_polygon
+from .freespace import rect_polygon
 
 WALL_T = 0.10          # wall thickness (m)
 WALL_H = 2.70          # wall height (m)
