@@ -218,18 +218,20 @@ def _choice_pair(key) -> tuple[float, str]:
 def _parse_points(raws: list) -> tuple[np.ndarray, list[str]]:
     search = _POINT_RE.search
     matches = [search(r) if type(r) is str else None for r in raws]
-    out = np.full((len(raws), 2), np.nan)
+    nan = math.nan
+    xs, ys = [nan] * len(raws), [nan] * len(raws)
     statuses = [OK] * len(raws)
     for j, m in enumerate(matches):
         if m:
             sx, x, sy, y = m.groups()
-            out[j] = (-float(x) if sx else float(x), -float(y) if sy else float(y))
+            xs[j] = -float(x) if sx else float(x)
+            ys[j] = -float(y) if sy else float(y)
             continue
         p = parse_point(raws[j])
         statuses[j] = p.status
         if p.status == OK:
-            out[j] = p.value
-    return out, statuses
+            xs[j], ys[j] = p.value
+    return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2), statuses
 
 
 def parse_ground_truth(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:

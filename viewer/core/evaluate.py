@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -68,15 +69,14 @@ def evaluate(release: Release, preds: PredictionSet,
     keys = list(preds.raw)
     answers = list(preds.raw.values())
     get = release.index.get
-    where = [get(k, -1) for k in keys]
+    found = np.fromiter(map(get, keys, repeat(-1)), np.int64, len(keys))
     unknown = []
-    for j in [j for j, i in enumerate(where) if i < 0]:
+    for j in np.flatnonzero(found < 0).tolist():
         key = keys[j]
         if preds.positional and key.isdigit() and int(key) < n:
-            where[j] = int(key)
+            found[j] = int(key)
         else:
             unknown.append(key)
-    found = np.array(where, np.int64)
     ok = found >= 0
     raw = np.full(n, None, dtype=object)
     kept = answers if ok.all() else [a for a, good in zip(answers, ok.tolist()) if good]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import csv
 import io
+import operator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -99,11 +101,15 @@ def _load_jsonl(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet
 
 def _plain_records(path: Path, numbers: list[int], values: list[Any]) -> PredictionSet | None:
     """The common file, all plain {"uid", "prediction"} lines, in one sweep; else None."""
-    if not all(type(r) is dict and "uid" in r and "prediction" in r and "model" not in r
-               and type(r["uid"]) is str and r["uid"] for r in values):
+    # Checks written as C-level maps: this runs once per line of every file.
+    try:
+        raw = {r["uid"]: r["prediction"] for r in values}
+    except (KeyError, TypeError):
+        return None
+    if set(map(type, raw)) - {str} or "" in raw or any(map(operator.contains, values, repeat("model"))):
         return None
     s = PredictionSet(_default_model(path), str(path))
-    s.raw = {r["uid"]: r["prediction"] for r in values}
+    s.raw = raw
     if len(s.raw) < len(values):                 # duplicates: report them with their lines
         first: dict[str, int] = {}
         for n, r in zip(numbers, values):

@@ -62,8 +62,10 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
     and report the bad lines.
     """
     body = text.rstrip("\n")
-    if body and "\r" not in body and "\n\n" not in body and not body[0].isspace():
-        # The usual file, one record per line and no blank ones: parse it whole.
+    if body:
+        # The usual file, one record per line: parse it whole. A blank line
+        # makes ",," and a line holding two values makes the count differ;
+        # both fall through to the careful path below.
         try:
             values = json.loads("[" + body.replace("\n", ",") + "]")
             if len(values) == body.count("\n") + 1:
