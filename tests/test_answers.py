@@ -93,7 +93,9 @@ def test_every_status_has_an_explanation():
 def test_parse_many_agrees_with_parse_answer(at):
     raws = ["-134", "\u2212120\u00b0", "about 3.5 m", "", None, "left", "nan", 12, float("nan"),
             "<point>391 698</point>", "x=450, y=780", "C", "(B)", "Answer: D", "E", "either B or C",
-            "The answer is A", ["a", "list"], "--5", "-.5", "5.", "1.2.3", "\u00b2", "1e5", "-0"]
+            "The answer is A", ["a", "list"], "--5", "-.5", "5.", "1.2.3", "\u00b2", "1e5", "-0",
+            "<point>1e5 3</point>", "<point>391,698</point>", "<point> -5 .5 </point>", "<point>1;2</point>",
+            "<point>\u22125 7</point>", "<point>--5 7</point>", "<point>1 2 3</point>", "<point>5. 6</point>"]
     opts = [4] * len(raws)
     values, statuses = A.parse_many(raws, at, opts)
     for j, r in enumerate(raws):

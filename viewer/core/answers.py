@@ -215,13 +215,33 @@ def _choice_pair(key) -> tuple[float, str]:
     return (p.value if p.status == OK else math.nan), p.status
 
 
+def _bare_number(s: str) -> bool:
+    """True when float(s) reads s exactly as _NUM_RE would: digits, one dot, one leading '-'."""
+    body = s[1:] if s[:1] == "-" else s
+    return body.replace(".", "", 1).isdecimal()
+
+
+def _tagged_point(r) -> tuple[float, float] | None:
+    """The asked-for form `<point>x y</point>` with plain numbers, without a regex; else None."""
+    if type(r) is not str or not r.startswith("<point>") or not r.endswith("</point>"):
+        return None
+    parts = r[7:-8].replace(",", " ").split()
+    if len(parts) != 2 or not (_bare_number(parts[0]) and _bare_number(parts[1])):
+        return None
+    return float(parts[0]), float(parts[1])
+
+
 def _parse_points(raws: list) -> tuple[np.ndarray, list[str]]:
     search = _POINT_RE.search
-    matches = [search(r) if type(r) is str else None for r in raws]
     nan = math.nan
     xs, ys = [nan] * len(raws), [nan] * len(raws)
     statuses = [OK] * len(raws)
-    for j, m in enumerate(matches):
+    for j, r in enumerate(raws):
+        xy = _tagged_point(r)
+        if xy is not None:
+            xs[j], ys[j] = xy
+            continue
+        m = search(r) if type(r) is str else None
         if m:
             sx, x, sy, y = m.groups()
             xs[j] = -float(x) if sx else float(x)
