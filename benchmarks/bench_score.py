@@ -70,9 +70,10 @@ def make_release(folder: Path, n: int, rng: np.random.Generator) -> list[dict]:
                      "texts": PROMPTS[at], "copied_video_path": f"videos/{scene}/video{i % 7}.mp4",
                      "images": [{"index": k + 1, "copied_path": f"images/{scene}/{i}_{k}.png"}
                                 for k in range(n_img)]})
-    with open(folder / "questions.jsonl", "w") as f:
+    with open(folder / "questions.jsonl", "w", encoding="utf-8") as f:
         for r in recs:
-            f.write(json.dumps(r) + "\n")
+            # Written like the published question.json files: UTF-8, no \u escapes.
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
     return recs
 
 
