@@ -28,15 +28,15 @@ from typing import Any, Callable, Iterable
 from .answers import STATUS_TEXT
 from .diagnostics import UserError
 from .release import Release, natural_key
-from .tasks import COLUMN_KEYS
+from .tasks import COLUMN_KEYS, AnswerType, column_keys
 
-ANGLE_KEYS = frozenset({"ED_v", "ED_s", "Ori"})
-DISTANCE_KEYS = frozenset({"EDist_v", "EDist_s"})
-POINT_KEYS = frozenset({"GP_v", "GP_s", "Pos"})
-OBJECT_KEYS = frozenset({"ED_v", "ED_s", "EDist_v", "EDist_s", "GP_v", "GP_s"})
-VIEW_TARGET_KEYS = frozenset({"ED_v", "ED_s", "EDist_v", "EDist_s"})
-VIEW_KEYS = VIEW_TARGET_KEYS | {"Pos", "Ori"}
-SEMANTIC_KEYS = frozenset({"ED_s", "EDist_s", "GP_s"})
+ANGLE_KEYS = column_keys(AnswerType.ANGLE)
+DISTANCE_KEYS = column_keys(AnswerType.DISTANCE)
+POINT_KEYS = column_keys(AnswerType.POINT)
+OBJECT_KEYS = column_keys(has_target=True)
+VIEW_TARGET_KEYS = column_keys(has_target=True, has_view=True)
+VIEW_KEYS = column_keys(has_view=True)
+SEMANTIC_KEYS = column_keys(has_target=True, semantic=True)
 ALL_KEYS = frozenset(COLUMN_KEYS)
 
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from .tasks import AnswerType
+
 if TYPE_CHECKING:
     from .release import Question
     from .scene import QuestionGeometry
@@ -191,11 +193,6 @@ class Recomputed(NamedTuple):
     exact: Any = None   # the unrounded value (float; for points the (x, y) before flooring and clamping)
 
 
-_ANGLE_KEYS = {"ED_v", "ED_s"}
-_DISTANCE_KEYS = {"EDist_v", "EDist_s"}
-_POINT_KEYS = {"GP_v", "GP_s"}
-
-
 def _round_half_away(x: float) -> int:
     return int(np.sign(x) * np.floor(abs(x) + 0.5))
 
@@ -209,26 +206,23 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
     column = question.column
     if column is None:
         return Recomputed(None, f"task {question.task!r} is not a GST-Bench task")
-    key = column.key
-    if key not in _ANGLE_KEYS | _DISTANCE_KEYS | _POINT_KEYS | {"Pos", "Ori"}:
-        return Recomputed(None, f"{key} is a multiple-choice task; its answer is not geometric")
+    at = column.answer_type
+    if at is AnswerType.CHOICE:
+        return Recomputed(None, f"{column.key} is a multiple-choice task; its answer is not geometric")
     if geometry.scene is None:
         return Recomputed(None, f"no scene metadata for {question.scene or 'this question'}")
 
     vp = geometry.viewpoint
     target = geometry.target
-    needs_view = key in _ANGLE_KEYS | _DISTANCE_KEYS | {"Pos", "Ori"}
-    needs_target = column.has_target
-    needs_map = key in _POINT_KEYS | {"Pos", "Ori"}
-    if needs_view and vp is None:
+    if column.has_view and vp is None:
         return Recomputed(None, f"viewpoint {question.viewpoint!r} is not available in the scene")
-    if needs_target:
+    if column.has_target:
         if target is None:
             return Recomputed(None, f"target {question.target!r} is not available in the scene")
         if target.bbox is None:
             return Recomputed(None, f"target {target.id!r} has no bbox3")
     tmap = geometry.topdown
-    if needs_map:
+    if column.on_map:
         if tmap is None:
             return Recomputed(None, "no top-down map for this question")
         if tmap.world_to_pixel is None:
@@ -236,16 +230,16 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
         if not tmap.width or not tmap.height:
             return Recomputed(None, f"top-down map {tmap.name!r} has no width/height")
 
-    if key in _ANGLE_KEYS:
+    if at is AnswerType.ANGLE and column.has_target:
         a = float(egocentric_direction(vp.pose, target.bbox.center))
         return Recomputed(_wrap_int(a), None, a)
-    if key in _DISTANCE_KEYS:
+    if at is AnswerType.DISTANCE:
         d = float(egocentric_distance(vp.pose, target.bbox.center))
         return Recomputed(_round_half_away(d * 10) / 10, None, d)
-    if key == "Ori":
+    if at is AnswerType.ANGLE:                  # Ori: the view's heading on the map
         a = float(map_heading(vp.pose, tmap.world_to_pixel))
         return Recomputed(_wrap_int(a), None, a)
-    where = target.bbox.center if key in _POINT_KEYS else camera_center(vp.pose)
+    where = target.bbox.center if column.has_target else camera_center(vp.pose)
     px = world_to_pixel(tmap.world_to_pixel, where)
     n = pixel_to_normalised(px, tmap.width, tmap.height)
     exact = px / np.array([tmap.width, tmap.height], float) * 1000.0

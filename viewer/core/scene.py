@@ -20,13 +20,14 @@ import numpy as np
 
 from .diagnostics import Diagnostics, UserError
 from .geometry import quaternion_to_matrix
+from .tasks import column_keys
 from .textio import parse_json_document, read_text
 
 SCENES_FOLDER = "scenes"
 SCENE_FILE = "scene.json"
 # Tasks whose answer is placed on a top-down map.
-_MAP_KEYS = {"GP_v", "GP_s", "Pos", "Ori"}
-_VIEW_KEYS = {"ED_v", "ED_s", "EDist_v", "EDist_s", "Pos", "Ori"}
+_MAP_KEYS = column_keys(on_map=True)
+_VIEW_KEYS = column_keys(has_view=True)
 
 
 @dataclass

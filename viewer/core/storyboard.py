@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tasks import AnswerType
+from .tasks import AnswerType, column_keys
 
 QUESTION, VIDEO, ANSWER, TRUTH = "question", "video", "answer", "truth"
 TALK_STAGES = (QUESTION, VIDEO, ANSWER, TRUTH)       # presentation mode, arrow keys
@@ -20,7 +20,7 @@ STAGE_TITLES = {QUESTION: "The question", VIDEO: "The exploration video",
                 ANSWER: "The models' answers", TRUTH: "The ground truth"}
 
 # Tasks whose answer is where the current view stands / looks.
-_SELF_KEYS = {"Pos", "Ori"}
+_SELF_KEYS = column_keys(has_view=True, has_target=False)
 
 
 @dataclass(frozen=True)

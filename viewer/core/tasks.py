@@ -23,33 +23,35 @@ class Column:
     answer_type: AnswerType
     title: str         # human label for tables and figures
     has_target: bool   # the question is about an object instance
+    has_view: bool     # the question has a current view (a query viewpoint)
+    on_map: bool       # the answer is placed on the top-down map
 
 
 COLUMNS: tuple[Column, ...] = (
     Column("ED_v", "Object_Localization_Egocentric_Direction_visual", AnswerType.ANGLE,
-           "Egocentric direction (visual)", True),
+           "Egocentric direction (visual)", True, True, False),
     Column("EDist_v", "Object_Localization_Egocentric_Distance_visual", AnswerType.DISTANCE,
-           "Egocentric distance (visual)", True),
+           "Egocentric distance (visual)", True, True, False),
     Column("GP_v", "Object_Localization_Global_Position_visual", AnswerType.POINT,
-           "Global position (visual)", True),
+           "Global position (visual)", True, False, True),
     Column("ED_s", "Object_Localization_Egocentric_Direction_semantic", AnswerType.ANGLE,
-           "Egocentric direction (semantic)", True),
+           "Egocentric direction (semantic)", True, True, False),
     Column("EDist_s", "Object_Localization_Egocentric_Distance_semantic", AnswerType.DISTANCE,
-           "Egocentric distance (semantic)", True),
+           "Egocentric distance (semantic)", True, True, False),
     Column("GP_s", "Object_Localization_Global_Position_semantic", AnswerType.POINT,
-           "Global position (semantic)", True),
+           "Global position (semantic)", True, False, True),
     Column("Pos", "Self_Localization_Global_Position", AnswerType.POINT,
-           "Self position", False),
+           "Self position", False, True, True),
     Column("Ori", "Self_Localization_Global_Orientation", AnswerType.ANGLE,
-           "Self orientation", False),
+           "Self orientation", False, True, True),
     Column("TDS_E", "Global_Structure_Understanding_Topdown_Selection_Easy", AnswerType.CHOICE,
-           "Top-down selection (easy)", False),
+           "Top-down selection (easy)", False, False, False),
     Column("TDS_M", "Global_Structure_Understanding_Topdown_Selection_Medium", AnswerType.CHOICE,
-           "Top-down selection (medium)", False),
+           "Top-down selection (medium)", False, False, False),
     Column("TDS_H", "Global_Structure_Understanding_Topdown_Selection_Hard", AnswerType.CHOICE,
-           "Top-down selection (hard)", False),
+           "Top-down selection (hard)", False, False, False),
     Column("Traj", "Global_Structure_Understanding_Trajection_Selection", AnswerType.CHOICE,
-           "Trajectory selection", False),
+           "Trajectory selection", False, False, False),
 )
 
 COLUMN_KEYS: tuple[str, ...] = tuple(c.key for c in COLUMNS)
@@ -76,3 +78,15 @@ def column_for_task(task: str) -> Column | None:
 
 def is_semantic(column: Column) -> bool:
     return column.key.endswith("_s")
+
+
+def column_keys(answer_type: AnswerType | None = None, *, has_target: bool | None = None,
+                has_view: bool | None = None, on_map: bool | None = None,
+                semantic: bool | None = None) -> frozenset[str]:
+    """Keys of the columns matching every condition given, e.g. the angle questions with a view."""
+    return frozenset(c.key for c in COLUMNS
+                     if (answer_type is None or c.answer_type is answer_type)
+                     and (has_target is None or c.has_target == has_target)
+                     and (has_view is None or c.has_view == has_view)
+                     and (on_map is None or c.on_map == on_map)
+                     and (semantic is None or is_semantic(c) == semantic))
