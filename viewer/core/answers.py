@@ -195,12 +195,9 @@ def parse_many(raws: list, answer_type: AnswerType, n_options: list[int] | None 
 def _number_pair(key) -> tuple[float, str]:
     r = key if type(key) is str else key[1]
     if type(r) is str:
-        if r.lstrip("-").replace(".", "", 1).isdecimal():
+        if _bare_number(r):
             # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
-            try:
-                return float(r), OK
-            except ValueError:
-                pass
+            return float(r), OK
         m = _NUM_RE.search(r)
         if m:
             sign, digits = m.groups()

@@ -7,7 +7,6 @@ model only ever formats the handful of rows on screen.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from itertools import repeat
 
@@ -15,7 +14,7 @@ import numpy as np
 
 from .answers import MISSING, OK, STATUS_TEXT, format_value
 from .evaluate import ModelResult
-from .release import Release
+from .release import Release, natural_key
 from .tasks import COLUMNS, AnswerType
 
 # Parse-status filter choices: name -> what it keeps (for the selected model).
@@ -56,10 +55,6 @@ class BrowseFilter:
     verdict: str = "any"                      # a key of VERDICT_FILTERS
 
 
-def _natural_key(s: str):
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t]
-
-
 class BrowseIndex:
     """Per-question arrays the browser filters and sorts on, built once per release."""
 
@@ -67,7 +62,7 @@ class BrowseIndex:
         self.release = release
         self.n = len(release)
         # Columnar fields only: touching release.questions would build every Question.
-        scenes = sorted(set(release.scene_of), key=_natural_key)
+        scenes = sorted(set(release.scene_of), key=natural_key)
         self.scene_names: list[str] = scenes
         code = {s: k for k, s in enumerate(scenes)}
         self.scene_code = np.fromiter((code[s] for s in release.scene_of), np.int32, self.n)
@@ -87,7 +82,7 @@ class BrowseIndex:
         """Natural-order rank of each uid (scene2 before scene10), computed on first use."""
         if self._uid_rank is None:
             uids = self.release.uids
-            order = sorted(range(self.n), key=lambda i: _natural_key(uids[i]))
+            order = sorted(range(self.n), key=lambda i: natural_key(uids[i]))
             self._uid_rank = _ranks(order, self.n)
         return self._uid_rank
 

@@ -261,7 +261,8 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
 
 
 def natural_key(s: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+    """Sort key putting scene2 before scene10; numbers and words never compared with each other."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t]
 
 
 def _find_question_files(root: Path) -> list[Path]:
