@@ -62,10 +62,7 @@ def cmd_render(argv: list[str]) -> int:
     p.add_argument("--theme", default="paper", choices=("paper", "light", "dark"))
     args = p.parse_args(argv)
     from .figures.canvas import FORMATS
-    from .render.clip_writer import check_writable
-    out = check_writable(Path(args.out))
-    if out.suffix.lower() not in FORMATS:
-        raise UserError(f"{out}: unknown figure format {out.suffix or '(none)'}; use .png, .svg or .pdf")
+    out = _output(args.out, FORMATS, "figure", ".png, .svg or .pdf")
     if not args.scale > 0 or args.scale > 8:
         raise UserError(f"--scale {args.scale}: expected a number in (0, 8]")
     from .figures.layouts import export_figure
@@ -77,6 +74,15 @@ def cmd_render(argv: list[str]) -> int:
         subject.close()
     print(written)
     return 0
+
+
+def _output(path: str, formats, what: str, expected: str) -> Path:
+    """A writable output path whose extension names one of `formats`."""
+    from .render.clip_writer import check_writable
+    out = check_writable(Path(path))
+    if out.suffix.lower() not in formats:
+        raise UserError(f"{out}: unknown {what} format {out.suffix or '(none)'}; use {expected}")
+    return out
 
 
 # -------------------------------------------------------------------- clip
@@ -94,11 +100,9 @@ def cmd_clip(argv: list[str]) -> int:
     args = p.parse_args(argv)
     from .figures.clip_export import export_clip, parse_size
     from .figures.theme import THEMES
-    from .render.clip_writer import SUFFIXES, check_writable
+    from .render.clip_writer import SUFFIXES
     from .textprogress import ProgressBar
-    out = check_writable(Path(args.out))
-    if out.suffix.lower() not in SUFFIXES:
-        raise UserError(f"{out}: unknown clip format {out.suffix or '(none)'}; use .mp4 or .gif (or .avi)")
+    out = _output(args.out, SUFFIXES, "clip", ".mp4 or .gif (or .avi)")
     size = parse_size(args.size) if args.size else None
     subject = _subject(args)
     try:
