@@ -23,6 +23,7 @@ run: setup
 	else $(BIN)/gst-viewer $(ARGS); fi
 
 test: setup
+	$(BIN)/ruff check viewer tests benchmarks
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 bench: setup

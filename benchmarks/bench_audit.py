@@ -44,6 +44,7 @@ def generate(out: Path, scenes: int) -> float:
     between two rooms"); a failed chunk is retried with another seed.
     """
     import shutil
+
     from viewer.demo.generate import generate_demo
     from viewer.demo.scenebuild import DemoConfig
     t = time.perf_counter()
@@ -87,7 +88,7 @@ def merge_chunk(chunk: Path, out: Path, n: int, offset: int, tag: str) -> list[s
         r["scene"] = f"scene_{offset + k}"
         r["uid"] = re.sub(r"^scene\d+_", f"scene{offset + k}_", r["uid"])
 
-        def fix(p: str) -> str:
+        def fix(p: str, k: int = k) -> str:
             return p.replace(f"scenes/scene_{k}/", f"scenes/scene_{offset + k}/").replace(
                 "distractors/", f"distractors_{tag}/")
         r["copied_video_path"] = fix(r["copied_video_path"])

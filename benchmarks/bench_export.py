@@ -18,10 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from viewer.core.session import open_session            # noqa: E402
-from viewer.figures.canvas import ensure_gui_app        # noqa: E402
-from viewer.figures.clip_export import export_clip      # noqa: E402
-from viewer.figures.layouts import prepare              # noqa: E402
+from viewer.core.session import open_session  # noqa: E402
+from viewer.figures.canvas import ensure_gui_app  # noqa: E402
+from viewer.figures.clip_export import export_clip  # noqa: E402
+from viewer.figures.layouts import prepare  # noqa: E402
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 UID = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"

@@ -83,7 +83,8 @@ def eye_poses(n: int, nx: int = 4, ny: int = 3, room: float = 4.0, seed: int = 1
         eye = np.array([rng.uniform(0.3, nx * room - 0.3), rng.uniform(0.3, ny * room - 0.3), 1.5])
         yaw, pitch = rng.uniform(0, 2 * np.pi), np.radians(-10)
         fwd = np.array([np.cos(yaw) * np.cos(pitch), np.sin(yaw) * np.cos(pitch), np.sin(pitch)])
-        right = np.cross(fwd, [0, 0, 1]); right /= np.linalg.norm(right)
+        right = np.cross(fwd, [0, 0, 1])
+        right /= np.linalg.norm(right)
         m = np.eye(4)
         m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = right, np.cross(fwd, right), fwd, eye
         poses.append(m)

@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from viewer.core.release import load_release          # noqa: E402
-from viewer.core.session import open_session          # noqa: E402
-from viewer.core.tasks import COLUMNS, AnswerType     # noqa: E402
+from viewer.core.release import load_release  # noqa: E402
+from viewer.core.session import open_session  # noqa: E402
+from viewer.core.tasks import COLUMNS, AnswerType  # noqa: E402
 
 PROMPTS = {
     AnswerType.ANGLE: ["This is the exploration video of you in the entire scene earlier.",

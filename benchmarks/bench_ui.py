@@ -118,6 +118,7 @@ def pump_until(app, cond, limit=60.0) -> None:
 
 def sample_switch(app, demo: Path) -> None:
     from PyQt6.QtCore import QSettings
+
     from viewer.ui.main_window import MainWindow
     print(f"Next sample on the demo ({demo}), window 1600x1000")
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,6 +176,7 @@ def big_mesh(n_side: int):
 def redraw_3d(app) -> None:
     import pyqtgraph.opengl as gl
     from OpenGL import GL
+
     from viewer.render.lod import decimate_to
     from viewer.ui.view3d import LOD_TRIANGLES, headlight_shader, opengl_problem
     problem = opengl_problem()
@@ -235,8 +237,8 @@ def browser_scroll(app) -> None:
     from viewer.core.session import open_session
     from viewer.ui.browser import BrowserPanel
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_score import make_predictions, make_release
     import numpy as np
+    from bench_score import make_predictions, make_release
     print("Browser: one page down, repainted (table 480x800, one model loaded)")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from scene_release import write_png
 
 SCENE = "scene_1"
@@ -90,6 +89,7 @@ def video_poses() -> list[np.ndarray]:
 def write_mesh(scene_dir: Path, doc: dict, rename: dict | None = None) -> None:
     """scene.glb from the instances' boxes, one node per instance (ids renamed by `rename`)."""
     import trimesh
+
     from viewer.core.geometry import quaternion_to_matrix
     tm = trimesh.Scene()
     for iid, inst in doc["instances"].items():

@@ -2,10 +2,10 @@
 import json
 import shutil
 
+import audit_release as ar
 import numpy as np
 import pytest
 
-import audit_release as ar
 from viewer.core.audit import CHECK_IDS, SCENE_CHECKS, Finding, parse_checks, run_audit
 from viewer.core.diagnostics import UserError
 from viewer.core.release import load_release

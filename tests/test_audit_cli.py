@@ -2,6 +2,7 @@
 import json
 
 import audit_release as ar
+
 from viewer.cli import main
 
 

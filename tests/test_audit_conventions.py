@@ -2,10 +2,10 @@
 import json
 import shutil
 
+import audit_release as ar
 import numpy as np
 import pytest
 
-import audit_release as ar
 from viewer.core.audit import run_audit
 from viewer.core.evaluate import evaluate
 from viewer.core.predictions import load_predictions

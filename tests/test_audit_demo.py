@@ -14,13 +14,13 @@ import pytest
 
 pytest.importorskip("viewer.demo.generate")
 
-from viewer.core.audit import run_audit                      # noqa: E402
-from viewer.core.evaluate import evaluate                    # noqa: E402
-from viewer.core.geometry import recompute_ground_truth      # noqa: E402
-from viewer.core.predictions import load_predictions         # noqa: E402
-from viewer.core.release import load_release                 # noqa: E402
-from viewer.core.scene import SceneLibrary, link_question    # noqa: E402
-from viewer.core.tasks import column_for_task               # noqa: E402
+from viewer.core.audit import run_audit  # noqa: E402
+from viewer.core.evaluate import evaluate  # noqa: E402
+from viewer.core.geometry import recompute_ground_truth  # noqa: E402
+from viewer.core.predictions import load_predictions  # noqa: E402
+from viewer.core.release import load_release  # noqa: E402
+from viewer.core.scene import SceneLibrary, link_question  # noqa: E402
+from viewer.core.tasks import column_for_task  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -99,6 +99,7 @@ def move_target_into_view(root, recs):
 
     Returns (target, uid of the question whose view now sees it)."""
     import trimesh
+
     from viewer.render.raycast import Raycaster
     from viewer.render.scene_mesh import load_scene_mesh
     for rec in recs:
@@ -152,7 +153,8 @@ def test_planted_errors_are_found_exactly(release):
     frame = pose_of(doc, {"pose": doc["videos"]["video_0"]["poses"][60]})
     c, s = np.cos(np.radians(10)), np.sin(np.radians(10))
     planted_view = dict(doc["viewpoints"][pos["meta"]["viewpoint"]],
-                        pose=to_file(doc, frame @ np.array([[c, 0, s, 0.1], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1]])))
+                        pose=to_file(doc, frame @ np.array([[c, 0, s, 0.1], [0, 1, 0, 0],
+                                                            [-s, 0, c, 0], [0, 0, 0, 1]])))
     doc["viewpoints"]["pos_900_orient_0"] = planted_view
     write_scene_json(release, pos["scene"], doc)
     for r in recs:

@@ -3,8 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from viewer.core.browse import (BrowseFilter, BrowseIndex, answer_text, error_text, step_failure,
-                                truth_text)
+from viewer.core.browse import BrowseFilter, BrowseIndex, answer_text, error_text, step_failure, truth_text
 from viewer.core.session import open_session
 from viewer.core.tasks import COLUMN_KEYS
 

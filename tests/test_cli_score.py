@@ -3,8 +3,8 @@ import subprocess
 import sys
 
 import pytest
+from published_samples import ED_UID, EDIST_UID, POS_UID, TDSE_UID
 
-from published_samples import EDIST_UID, ED_UID, POS_UID, TDSE_UID
 from viewer.cli import main
 from viewer.core.tasks import COLUMN_KEYS
 

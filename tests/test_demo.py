@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
 
 from viewer.core.answers import parse_ground_truth
 from viewer.core.diagnostics import UserError
@@ -21,8 +22,6 @@ from viewer.core.session import open_session
 from viewer.core.tasks import COLUMN_KEYS, AnswerType
 from viewer.demo.generate import generate_demo
 from viewer.demo.scenebuild import DemoConfig
-
-from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "assets" / "demo"
@@ -74,6 +73,7 @@ def test_release_has_all_columns_media_and_scene_files(demo):
 @pytest.mark.slow
 def test_mesh_nodes_are_instance_ids_in_behavior_style(demo):
     import re
+
     from viewer.render.scene_mesh import load_scene_mesh
     doc = json.loads((demo / "scenes/scene_1/scene.json").read_text())
     mesh = load_scene_mesh(demo / "scenes/scene_1/scene.glb")

@@ -2,8 +2,8 @@ import json
 
 import numpy as np
 import pytest
+from published_samples import ED_UID, EDIST_UID, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 
-from published_samples import EDIST_UID, ED_UID, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 from viewer.core.session import open_session
 from viewer.core.tasks import COLUMN_KEYS
 

@@ -1,11 +1,18 @@
 """Map and 3D overlays, checked against the hand-worked scene in scene_release.py."""
 import numpy as np
 import pytest
-
 import scene_release as sr
+
 from viewer.core import geometry as geo
-from viewer.core.overlays import (BOX_EDGES, frustum_lines, heading_vector, model_answers,
-                                  published_map_overlay, scene_map_overlay, scene_overlay_3d)
+from viewer.core.overlays import (
+    BOX_EDGES,
+    frustum_lines,
+    heading_vector,
+    model_answers,
+    published_map_overlay,
+    scene_map_overlay,
+    scene_overlay_3d,
+)
 from viewer.core.scene import SceneLibrary, link_question
 from viewer.core.session import open_session
 

@@ -2,8 +2,8 @@ import json
 
 import numpy as np
 import pytest
+from published_samples import ED_UID, EDIST_UID, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 
-from published_samples import EDIST_UID, ED_UID, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 from viewer.core.diagnostics import UserError
 from viewer.core.release import load_release
 
@@ -118,7 +118,8 @@ def test_empty_file_is_reported(tmp_path):
 def test_nan_and_invalid_ground_truth(tmp_path):
     (tmp_path / "questions.jsonl").write_text(
         json.dumps(_rec("nan", answer=1.0)).replace("1.0", "NaN") + "\n"
-        + json.dumps(_rec("inf", task="Object_Localization_Egocentric_Distance_visual", answer=1.0)).replace("1.0", "Infinity") + "\n"
+        + json.dumps(_rec("inf", task="Object_Localization_Egocentric_Distance_visual", answer=1.0)
+                     ).replace("1.0", "Infinity") + "\n"
         + json.dumps(_rec("word", answer="left")) + "\n")
     r = load_release(tmp_path)
     assert len(r) == 3

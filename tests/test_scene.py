@@ -315,7 +315,8 @@ def test_bad_instances_and_fields_are_reported_and_skipped(tmp_path):
     doc["camera_convention"] = "directx"
     doc["instances"]["broken_aaaaaa_0"] = {"semantic": "lamp", "bbox3": {"translation": [0, "x", 0], "size": [1, 1, 1]}}
     doc["instances"]["neg_aaaaaa_0"] = {"bbox3": {"translation": [0, 0, 0], "size": [1, -1, 1]}}
-    doc["instances"]["zero_aaaaaa_0"] = {"bbox3": {"translation": [0, 0, 0], "size": [1, 1, 1], "rotation": [0, 0, 0, 0]}}
+    doc["instances"]["zero_aaaaaa_0"] = {
+        "bbox3": {"translation": [0, 0, 0], "size": [1, 1, 1], "rotation": [0, 0, 0, 0]}}
     doc["instances"]["nobox_aaaaaa_0"] = {"semantic": "rug"}
     doc["instances"]["list_aaaaaa_0"] = [1, 2]
     doc["videos"]["video_3"]["intrinsics"] = {"width": 640}

@@ -1,9 +1,17 @@
 import numpy as np
 import pytest
 
-from viewer.core.scoring import (angle_error, random_angle_score, random_choice_score,
-                                 random_distance_score, random_point_score, score_angle,
-                                 score_choice, score_distance, score_point)
+from viewer.core.scoring import (
+    angle_error,
+    random_angle_score,
+    random_choice_score,
+    random_distance_score,
+    random_point_score,
+    score_angle,
+    score_choice,
+    score_distance,
+    score_point,
+)
 
 
 @pytest.mark.parametrize("pred, truth, expected", [

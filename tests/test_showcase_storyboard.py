@@ -9,8 +9,7 @@ from viewer.core.gallery_pick import FULL_AREA, pick_examples, target_area
 from viewer.core.scene import SceneLibrary, link_question
 from viewer.core.session import open_session
 from viewer.core.showcase import build_story, choose_models, find_question, question_sentence
-from viewer.core.storyboard import (ANSWER, CLIP_STAGES, QUESTION, TRUTH, VIDEO, layers_at, plan_clip,
-                                    strip_frames)
+from viewer.core.storyboard import ANSWER, CLIP_STAGES, QUESTION, TRUTH, VIDEO, layers_at, plan_clip, strip_frames
 from viewer.core.tasks import COLUMN_KEYS, AnswerType
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"

@@ -4,8 +4,8 @@ import sys
 
 import numpy as np
 import pytest
-
 import scene_release as sr
+
 from viewer.render.lod import cluster_decimate, decimate_to
 from viewer.render.video import VideoError, VideoReader
 

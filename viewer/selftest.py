@@ -295,7 +295,8 @@ def _video(session):
         reader.close()
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise SelftestFailure(f"{video.declared}: decoded frame has shape {frame.shape}")
-    return frame.shape, f"{video.declared}: {reader.n_frames} frames, first decoded at {frame.shape[1]}x{frame.shape[0]}"
+    return frame.shape, (f"{video.declared}: {reader.n_frames} frames, "
+                         f"first decoded at {frame.shape[1]}x{frame.shape[0]}")
 
 
 def _window(release_dir: Path, session):

@@ -6,10 +6,10 @@ from viewer.core.flags import DB_NAME, FlagStore
 
 pytest.importorskip("pytestqt")
 
-from PyQt6.QtCore import Qt                           # noqa: E402
+from PyQt6.QtCore import Qt  # noqa: E402
 
-from viewer.ui.audit_dock import AuditPanel           # noqa: E402
-from viewer.ui.flags_panel import FlagsPanel          # noqa: E402
+from viewer.ui.audit_dock import AuditPanel  # noqa: E402
+from viewer.ui.flags_panel import FlagsPanel  # noqa: E402
 
 
 def report() -> AuditReport:

@@ -23,6 +23,7 @@ def _env(**extra):
 
 def _pixels(path: Path) -> np.ndarray:
     from PyQt6.QtGui import QImage
+
     from viewer.ui.images import qimage_to_array
     img = QImage(str(path))
     assert not img.isNull(), f"{path} is not an image"

@@ -1,10 +1,10 @@
 """The window on the bundled demo: every sample, every map level, the leaderboard, playback."""
 import numpy as np
 import pytest
+from ui_helpers import open_release, settle
 
 from viewer.assets import assets_dir
 from viewer.core.tasks import COLUMN_KEYS
-from ui_helpers import open_release, settle
 
 DEMO = assets_dir() / "demo"
 pytestmark = pytest.mark.skipif(not (DEMO / "questions.jsonl").is_file(), reason="no bundled demo")

@@ -3,9 +3,9 @@ import numpy as np
 from PyQt6.QtCore import QMimeData, QPointF, QSize, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
+from ui_helpers import open_release, settle
 
 from viewer.core.tasks import COLUMN_KEYS
-from ui_helpers import open_release, settle
 
 POS_UID = "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4"
 ED_UID = "scene2_Object_Localization_Egocentric_Direction_visual_armchair_vzhxuf_0_pos_10_orient_4_video_3"

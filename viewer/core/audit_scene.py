@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import geometry as geo
-from .audit import (CHECK_BY_ID, Finding, SceneAudit, Tally,
-                    json_safe)
+from .audit import CHECK_BY_ID, Finding, SceneAudit, Tally, json_safe
 from .diagnostics import UserError
 from .scene import QuestionGeometry, Scene, link_question, load_scene
 

@@ -10,8 +10,16 @@ from .answers import MISSING, OK, parse_many
 from .diagnostics import Diagnostics
 from .predictions import PredictionSet
 from .release import Release
-from .scoring import (random_angle_score, random_choice_score, random_distance_score,
-                      random_point_score, score_angle, score_choice, score_distance, score_point)
+from .scoring import (
+    random_angle_score,
+    random_choice_score,
+    random_distance_score,
+    random_point_score,
+    score_angle,
+    score_choice,
+    score_distance,
+    score_point,
+)
 from .tasks import COLUMN_KEYS, COLUMNS, AnswerType
 
 

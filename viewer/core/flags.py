@@ -245,7 +245,7 @@ class FlagStore:
         if not rows:
             return None
         s = {"verdict": None, "note": ""}
-        for field, value, author, at in rows:
+        for field, value, _author, _at in rows:
             s[field] = value if field == "verdict" else (value or "")
         if not s["verdict"] and not s["note"]:
             return None

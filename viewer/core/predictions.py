@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .diagnostics import Diagnostics, UserError
-from .textio import no_gc, read_json_lines, parse_json_document, read_text
+from .textio import no_gc, parse_json_document, read_json_lines, read_text
 
 UID_KEYS = ("uid", "id", "question_id")
 PREDICTION_KEYS = ("prediction", "response", "output", "text", "answer")

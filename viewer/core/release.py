@@ -20,7 +20,7 @@ from .answers import Parsed, parse_ground_truth
 from .diagnostics import Diagnostics, UserError
 from .media import MediaIndex, MediaRef
 from .tasks import COLUMNS, UNKNOWN_COLUMN, AnswerType, Column, column_index
-from .textio import no_gc, read_json_lines, parse_json_document, read_text
+from .textio import no_gc, parse_json_document, read_json_lines, read_text
 from .uid import parse_uid
 
 ROOT_FILES = ("questions.jsonl", "questions.json")

@@ -163,7 +163,7 @@ def load_scene(release_root: str | Path, scene_id: str) -> Scene | None:
     if not isinstance(doc, dict):
         diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path)
         return scene
-    from .scene_reader import SceneReader   # imports this module's types
+    from .scene_reader import SceneReader  # imports this module's types
     SceneReader(scene, str(path)).read(doc)
     return scene
 

@@ -140,7 +140,7 @@ def make_apartment(rng: np.random.Generator, name: str) -> Apartment:
     instances = [_walls(rooms, doors, ids)]
     instances += [_floor(room, ids) for room in rooms]
     instances += [_ceiling(room, ids) for room in rooms]
-    from .placement import furnish_room   # placement builds on the classes above
+    from .placement import furnish_room  # placement builds on the classes above
     for k, room in enumerate(rooms):
         instances += furnish_room(room, [d for d in doors if k in d.rooms], ids, rng)
     x1 = max(r.rect[2] for r in rooms)

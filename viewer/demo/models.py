@@ -23,7 +23,8 @@ from viewer.core.answers import parse_ground_truth
 from viewer.core.tasks import AnswerType, column_for_task
 
 PROFILES = {
-    "noisy-expert": "angles N(0, 12 deg), distances x(1 +- 12 %), points N(0, 45), 85 % of choices right; 2 % unparseable",
+    "noisy-expert": ("angles N(0, 12 deg), distances x(1 +- 12 %), points N(0, 45), 85 % of choices right; "
+                     "2 % unparseable"),
     "sign-flipper": "expert precision but left/right confused: angle signs flipped, points mirrored left-right; "
                     "60 % of choices right; 3 % unparseable",
     "random-guesser": "uniform answers; 5 % unparseable",

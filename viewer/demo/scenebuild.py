@@ -125,7 +125,7 @@ def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoCo
                 log=lambda msg: None) -> BuiltScene:
     scene_id = f"scene_{number}"
     folder.mkdir(parents=True, exist_ok=True)
-    for attempt in range(MAX_LAYOUT_ATTEMPTS):
+    for _attempt in range(MAX_LAYOUT_ATTEMPTS):
         # A layout whose furniture blocks a door is drawn again from the same
         # generator, so a seed still gives one release.
         apt = make_apartment(rng, scene_id)

@@ -99,8 +99,8 @@ def save_figure(path: Path, size: tuple[int, int], paint: PaintFn, scale: float 
         gen.setTitle(title)
         device = gen
     else:
-        from PyQt6.QtGui import QPageLayout, QPageSize, QPdfWriter
         from PyQt6.QtCore import QMarginsF
+        from PyQt6.QtGui import QPageLayout, QPageSize, QPdfWriter
         pdf = QPdfWriter(str(path))
         pdf.setResolution(72)
         pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(w, h), QPageSize.Unit.Point), QPageLayout.Orientation.Portrait,

@@ -23,8 +23,16 @@ from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
 from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
-from .parts import (paint_answers, paint_options, paint_question, paint_still, paint_strip, paint_title,
-                    still_legend, title_height)
+from .parts import (
+    paint_answers,
+    paint_options,
+    paint_question,
+    paint_still,
+    paint_strip,
+    paint_title,
+    still_legend,
+    title_height,
+)
 from .theme import PAPER, Theme
 
 LAYOUTS = ("map", "panel", "3d")

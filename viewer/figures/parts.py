@@ -204,7 +204,7 @@ def paint_still(p: QPainter, rect: QRectF, still: Still, image: QImage, theme: T
             p.drawPolyline(polygon([(q(a).x(), q(a).y()) for a in seg]))
         if isinstance(name, tuple) and lines:
             draw_marker(p, th.model_shape(name[1]), q(lines[-1][-1]), theme.w(7), color, QColor(0, 0, 0), theme.w(1.2))
-    for name, pt in still.points:
+    for _name, pt in still.points:
         draw_marker(p, "circle", q(pt), theme.w(8), th.VIEWPOINT, QColor(255, 255, 255), theme.w(2))
     p.restore()
     return where

@@ -92,7 +92,7 @@ def open_clip_writer(path: Path, fps: float, size: tuple[int, int], samples: lis
             note = (f"{'/'.join(tried)} not available in this OpenCV build; "
                     f"wrote {target.name} with {fourcc}")
         return ClipWriter(target, fourcc, note,
-                          lambda rgb, w=w: w.write(cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)),
+                          lambda rgb, w=w, cv2=cv2: w.write(cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)),
                           w.release)
     raise UserError(f"{path}: this OpenCV build can write no video codec (tried {', '.join(tried)}); "
                     "write a .gif instead")

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import UserError
-from ..core.overlays import MapOverlay, SceneOverlay3D, published_map_overlay, scene_map_overlay, \
-    scene_overlay_3d
+from ..core.overlays import MapOverlay, SceneOverlay3D, published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
 from ..core.tasks import AnswerType

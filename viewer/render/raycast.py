@@ -312,8 +312,9 @@ def instance_bboxes_2d(instance_map: np.ndarray) -> dict[int, list[int]]:
     idx = flat[seen]
     ys, xs = np.divmod(np.flatnonzero(seen), w)
     n = int(idx.max()) + 1
-    x0 = np.full(n, w, np.int64); y0 = np.full(n, h, np.int64)
-    x1 = np.full(n, -1, np.int64); y1 = np.full(n, -1, np.int64)
-    np.minimum.at(x0, idx, xs); np.minimum.at(y0, idx, ys)
-    np.maximum.at(x1, idx, xs); np.maximum.at(y1, idx, ys)
+    x0, y0 = np.full(n, w, np.int64), np.full(n, h, np.int64)
+    x1, y1 = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    for low, high, coord in ((x0, x1, xs), (y0, y1, ys)):
+        np.minimum.at(low, idx, coord)
+        np.maximum.at(high, idx, coord)
     return {int(i): [int(x0[i]), int(y0[i]), int(x1[i]), int(y1[i])] for i in np.flatnonzero(x1 >= 0)}

@@ -130,7 +130,7 @@ class DistanceBars(_Chart):
             w = max(v, 0.0)
             self.add(polygon([[0, y - 0.275], [w, y - 0.275], [w, y + 0.275], [0, y + 0.275]],
                              pen(c.darker(130), 1), QBrush(c)))
-        for k, (name, v, color) in enumerate(rows):
+        for k, (_name, v, _color) in enumerate(rows):
             y = n - 1 - k
             text = f"{v:.1f} m"
             if truth is not None and k > 0:

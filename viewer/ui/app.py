@@ -99,6 +99,7 @@ def run_app(release, predictions: list, uid: str | None = None, screenshot: str 
     width, height = parse_size(size)
     app = make_app()
     from PyQt6.QtCore import QSettings
+
     from .main_window import MainWindow
     if not screenshot:
         window = MainWindow()

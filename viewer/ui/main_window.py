@@ -5,8 +5,17 @@ from pathlib import Path
 
 from PyQt6.QtCore import QByteArray, QSettings, Qt, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence
-from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                             QMessageBox, QProgressBar, QToolButton)
+from PyQt6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QToolButton,
+)
 
 from ..core.diagnostics import UserError
 from ..core.session import Session, open_session
@@ -89,9 +98,9 @@ class MainWindow(QMainWindow):
         self.sample_view.statusMessage.connect(self.show_status)
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
-        from .audit_window import AuditController   # Audit and Review docks
+        from .audit_window import AuditController  # Audit and Review docks
         self.audit = AuditController(self)
-        from .talk_actions import TalkActions       # File: exports and gallery; View: presentation (F5)
+        from .talk_actions import TalkActions  # File: exports and gallery; View: presentation (F5)
         self.talk = TalkActions(self)
         self._arrange_docks()
         self.restore_layout()

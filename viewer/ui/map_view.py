@@ -16,8 +16,19 @@ from PyQt6.QtWidgets import QGraphicsLineItem
 
 from ..core.overlays import MapOverlay
 from . import style
-from .plot_items import (NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, marker, pen,
-                         polygon, polyline, symbol_sample)
+from .plot_items import (
+    NO_PEN,
+    PlotWithLegend,
+    arrowhead,
+    fill_sample,
+    label,
+    line_sample,
+    marker,
+    pen,
+    polygon,
+    polyline,
+    symbol_sample,
+)
 
 RING_COLOR = QColor(0, 150, 70, 220)
 TRAJECTORY_PIECES = 24

@@ -14,8 +14,13 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt
 from PyQt6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
-from PyQt6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
-                             QGraphicsSimpleTextItem)
+from PyQt6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
+)
 
 _FIXED_SIZE = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
 

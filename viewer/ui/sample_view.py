@@ -23,7 +23,7 @@ from .image_pane import ImagePane
 from .images import ImageCache, qimage_to_array
 from .jobs import Jobs
 from .map_panel import RENDER_LABELS, MapPanel
-from .sample_panel import PromptView, SampleHeader, AnswersTable
+from .sample_panel import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
 

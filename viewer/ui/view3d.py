@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtGui import QColor
-from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout,
-                             QWidget)
+from PyQt6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from ..core.overlays import SceneOverlay3D, frustum_lines
 from . import style
@@ -219,7 +218,8 @@ class View3DPanel(QWidget):
         lo, hi = self._bounds
         c = (lo + hi) / 2
         from PyQt6.QtGui import QVector3D
-        self.view.setCameraPosition(pos=QVector3D(*map(float, c)), distance=float(np.linalg.norm(hi[:2] - lo[:2])) * 1.15,
+        self.view.setCameraPosition(pos=QVector3D(*map(float, c)),
+                                    distance=float(np.linalg.norm(hi[:2] - lo[:2])) * 1.15,
                                     elevation=90, azimuth=-90)
 
     # ------------------------------------------------------------ internals
