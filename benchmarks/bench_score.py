@@ -24,26 +24,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from viewer.core.release import load_release  # noqa: E402
 from viewer.core.session import open_session  # noqa: E402
-from viewer.core.tasks import COLUMNS, AnswerType  # noqa: E402
+from viewer.core.tasks import COLUMNS  # noqa: E402
 
 PROMPTS = {
-    AnswerType.ANGLE: ["This is the exploration video of you in the entire scene earlier.",
+    "angle": ["This is the exploration video of you in the entire scene earlier.",
                        "Your current view is :",
                        "In which direction relative to you is the object marked with a red box in the video? "
                        "Taking your current viewing direction as 0\u00b0, with left turns being positive, please "
                        "only give the angle as an integer between \u2013180\u00b0 and 180\u00b0, without the "
                        "\"\u00b0\" symbol."],
-    AnswerType.DISTANCE: ["This is the exploration video of you in the entire scene earlier.",
+    "distance": ["This is the exploration video of you in the entire scene earlier.",
                           "Your current view is :",
                           "How far in meters is the object marked with a red box in the video from you? Answer "
                           "only with a number rounded to one decimal place, without the \"m\" suffix."],
-    AnswerType.POINT: ["This is the exploration video of you in the entire scene earlier:", "Your current view is :",
+    "point": ["This is the exploration video of you in the entire scene earlier:", "Your current view is :",
                        "The top-down image of the scene is:",
                        "Where on the top-down image does your current location correspond to?\nPlease provide "
                        "coordinates normalized to the range [0, 999], with the x-axis pointing to the right of the "
                        "top-down image and the y-axis pointing to the bottom of the top-down image.\nPlease provide "
                        "the answer directly in the format <point>x y</point>."],
-    AnswerType.CHOICE: ["This is the exploration video of you in the entire scene earlier:",
+    "choice": ["This is the exploration video of you in the entire scene earlier:",
                         "Among the four images below, which one is closest to a top-down view of the entire scene? "
                         "Please directly answer with the letter of the correct option.\nA.", "\nB.", "\nC.", "\nD."],
 }
@@ -54,18 +54,18 @@ def make_release(folder: Path, n: int, rng: np.random.Generator) -> list[dict]:
     recs = []
     for i in range(n):
         col = COLUMNS[i % len(COLUMNS)]
-        at = col.answer_type
-        if at is AnswerType.ANGLE:
+        at = col.kind_name
+        if at == "angle":
             answer = str(int(rng.integers(-180, 181)))
-        elif at is AnswerType.DISTANCE:
+        elif at == "distance":
             answer = round(float(rng.uniform(0.5, 15)), 1)
-        elif at is AnswerType.POINT:
+        elif at == "point":
             answer = f"<point>{rng.integers(0, 1000)} {rng.integers(0, 1000)}</point>"
         else:
             answer = "ABCD"[rng.integers(4)]
         scene = f"scene_{i % 50}"
         uid = f"scene{i % 50}_{col.task}_obj_{i}_pos_{i % 40}_orient_{i % 12}_video_{i % 7}"
-        n_img = 4 if at is AnswerType.CHOICE else (2 if at is AnswerType.POINT else 1)
+        n_img = 4 if at == "choice" else (2 if at == "point" else 1)
         recs.append({"task": col.task, "uid": uid, "scene": scene, "answer": answer,
                      "texts": PROMPTS[at], "copied_video_path": f"videos/{scene}/video{i % 7}.mp4",
                      "images": [{"index": k + 1, "copied_path": f"images/{scene}/{i}_{k}.png"}
@@ -84,13 +84,13 @@ def make_predictions(folder: Path, recs: list[dict], models: int, rng: np.random
         with open(p, "w") as f:
             for r in recs:
                 col = next(c for c in COLUMNS if c.task == r["task"])
-                at = col.answer_type
-                if at is AnswerType.ANGLE:
+                at = col.kind_name
+                if at == "angle":
                     pred = rng.choice([f"{rng.integers(-180, 181)}", f"\u2212{rng.integers(0, 180)}\u00b0",
                                        f"The object is about {rng.integers(-180, 181)} degrees."])
-                elif at is AnswerType.DISTANCE:
+                elif at == "distance":
                     pred = rng.choice([f"{rng.uniform(0, 15):.1f}", f"About {rng.uniform(0, 15):.1f} m"])
-                elif at is AnswerType.POINT:
+                elif at == "point":
                     pred = f"<point>{rng.integers(0, 1000)} {rng.integers(0, 1000)}</point>"
                 else:
                     pred = rng.choice(["A", "B", "C", "D", "The answer is C", "(B)", "unsure"])
@@ -111,7 +111,7 @@ def reference_loop(release_dir: Path, pred_paths: list[Path]) -> dict:
             if line.strip():
                 q = json.loads(line)
                 questions[q["uid"]] = q
-    kinds = {c.task: (c.key, c.answer_type) for c in COLUMNS}
+    kinds = {c.task: (c.key, c.kind_name) for c in COLUMNS}
     out = {}
     for p in pred_paths:
         per_col: dict[str, list[float]] = {}
@@ -134,10 +134,10 @@ def _reference_number(text):
 
 
 def _reference_score(at, pred, truth) -> float:
-    if at is AnswerType.CHOICE:
+    if at == "choice":
         m = re.search(r"\b([A-D])\b", pred)
         return float(bool(m) and m.group(1) == truth)
-    if at is AnswerType.POINT:
+    if at == "point":
         nums_p = [float(x) for x in re.findall(r"\d+", pred)[:2]]
         nums_t = [float(x) for x in re.findall(r"\d+", truth)[:2]]
         if len(nums_p) < 2:
@@ -147,7 +147,7 @@ def _reference_score(at, pred, truth) -> float:
     p, g = _reference_number(pred), _reference_number(truth)
     if p is None:
         return 0.0
-    if at is AnswerType.ANGLE:
+    if at == "angle":
         d = abs(p - g) % 360
         e = min(d, 360 - d)
         return sum(e <= t for t in (15, 30, 45)) / 3

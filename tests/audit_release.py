@@ -184,11 +184,11 @@ def refresh(root: Path, keep: set[str] = frozenset()) -> None:
     library = SceneLibrary(root)
     answers = {}
     for q in release.questions:
-        if q.uid in keep or q.column is None or q.column.answer_type.value == "choice":
+        if q.uid in keep or q.column is None or q.column.kind_name == "choice":
             continue
         r = recompute_ground_truth(q, link_question(q, library.get(q.scene)))
         assert r.value is not None, r.reason
-        at = q.column.answer_type.value
+        at = q.column.kind_name
         answers[q.uid] = (f"<point>{r.value[0]} {r.value[1]}</point>" if at == "point"
                           else float(r.value) if at == "distance" else str(r.value))
     records = read_questions(root)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from viewer.core import answers as A
-from viewer.core.tasks import AnswerType
+from viewer.core.kinds import ANGLE, CHOICE, DISTANCE, POINT, kinds
 
 
 @pytest.mark.parametrize("raw, value", [
@@ -69,17 +69,20 @@ def test_parse_choice_failures(raw, status):
 
 
 def test_ground_truth_domain_checks():
-    assert A.parse_ground_truth("-190", AnswerType.ANGLE).status == A.OUT_OF_RANGE
-    assert A.parse_ground_truth("<point>1000 5</point>", AnswerType.POINT).status == A.OUT_OF_RANGE
-    assert A.parse_ground_truth("E", AnswerType.CHOICE).status == A.LETTER_OUT_OF_RANGE
-    assert A.parse_ground_truth(13.2, AnswerType.DISTANCE).value == 13.2
+    assert ANGLE.parse_truth("-190").status == A.OUT_OF_RANGE
+    assert POINT.parse_truth("<point>1000 5</point>").status == A.OUT_OF_RANGE
+    assert CHOICE.parse_truth("E").status == A.LETTER_OUT_OF_RANGE
+    assert DISTANCE.parse_truth(13.2).value == 13.2
+    assert DISTANCE.parse_truth("-1").status == A.OUT_OF_RANGE
 
 
 def test_format_value_round_trips_published_formats():
-    assert A.format_value(2, AnswerType.CHOICE) == "C"
-    assert A.format_value((391.0, 698.0), AnswerType.POINT) == "<point>391 698</point>"
-    assert A.format_value(13.2, AnswerType.DISTANCE) == "13.2"
-    assert A.format_value(-134.0, AnswerType.ANGLE) == "-134"
+    assert CHOICE.format(2) == "C"
+    assert POINT.format((391.0, 698.0)) == "<point>391 698</point>"
+    assert DISTANCE.format(13.2) == "13.2"
+    assert ANGLE.format(-134.0) == "-134"
+    for kind, text in ((CHOICE, "C"), (POINT, "<point>391 698</point>"), (DISTANCE, "13.2"), (ANGLE, "-134")):
+        assert kind.format(kind.parse_truth(text).value) == text
 
 
 def test_every_status_has_an_explanation():
@@ -89,19 +92,20 @@ def test_every_status_has_an_explanation():
     assert len(set(A.STATUS_TEXT.values())) == len(codes)
 
 
-@pytest.mark.parametrize("at", list(AnswerType))
-def test_parse_many_agrees_with_parse_answer(at):
+@pytest.mark.parametrize("kind", kinds(), ids=lambda k: k.name)
+def test_parse_many_agrees_with_parse(kind):
     raws = ["-134", "\u2212120\u00b0", "about 3.5 m", "", None, "left", "nan", 12, float("nan"),
             "<point>391 698</point>", "x=450, y=780", "C", "(B)", "Answer: D", "E", "either B or C",
             "The answer is A", ["a", "list"], "--5", "-.5", "5.", "1.2.3", "\u00b2", "1e5", "-0",
             "<point>1e5 3</point>", "<point>391,698</point>", "<point> -5 .5 </point>", "<point>1;2</point>",
             "<point>\u22125 7</point>", "<point>--5 7</point>", "<point>1 2 3</point>", "<point>5. 6</point>"]
     opts = [4] * len(raws)
-    values, statuses = A.parse_many(raws, at, opts)
+    values, statuses = kind.parse_many(raws, opts, {})
+    assert values.shape == (len(raws), 2)
     for j, r in enumerate(raws):
-        p = A.parse_answer(r, at, 4)
+        p = kind.parse(r, 4)
         assert statuses[j] == p.status, r
         if p.ok:
-            assert tuple(np.atleast_1d(values[j])) == pytest.approx(tuple(np.atleast_1d(p.value))), r
+            assert kind.unpack(values[j]) == pytest.approx(p.value), r
         else:
-            assert np.isnan(values[j]).all(), r
+            assert np.isnan(values[j]).all() and kind.unpack(values[j]) is None, r

@@ -68,7 +68,7 @@ def refresh_answers(root):
     for q in release.questions:
         r = recompute_ground_truth(q, link_question(q, lib.get(q.scene)))
         if r.value is not None:
-            at = q.column.answer_type.value
+            at = q.column.kind_name
             answers[q.uid] = (f"<point>{r.value[0]} {r.value[1]}</point>" if at == "point"
                               else float(r.value) if at == "distance" else str(r.value))
     recs = records(root)

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
 
-from viewer.core.answers import parse_ground_truth
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import recompute_ground_truth
+from viewer.core.kinds import CHOICE
 from viewer.core.release import load_release
 from viewer.core.scene import SceneLibrary, link_question
 from viewer.core.session import open_session
-from viewer.core.tasks import COLUMN_KEYS, AnswerType
+from viewer.core.tasks import COLUMN_KEYS
 from viewer.demo.generate import generate_demo
 from viewer.demo.scenebuild import DemoConfig
 
@@ -42,7 +42,7 @@ def _records(root: Path) -> list[dict]:
 
 
 def _geometric(q) -> bool:
-    return q.column is not None and q.column.answer_type is not AnswerType.CHOICE
+    return q.column is not None and q.column.kind is not CHOICE
 
 
 # ------------------------------------------------------------------ structure
@@ -293,7 +293,7 @@ def test_bundled_demo_answers_match_the_geometry():
 def test_choice_answers_are_letters_of_the_options(demo):
     for rec in _records(demo):
         if rec["task"].startswith("Global_Structure"):
-            assert parse_ground_truth(rec["answer"], AnswerType.CHOICE, len(rec["images"])).ok
+            assert CHOICE.parse_truth(rec["answer"], len(rec["images"])).ok
             assert len(rec["images"]) == 4
             assert len({im["copied_path"] for im in rec["images"]}) == 4, rec["uid"]
 

@@ -6,11 +6,12 @@ import pytest
 
 from viewer.core.diagnostics import UserError
 from viewer.core.gallery_pick import FULL_AREA, pick_examples, target_area
+from viewer.core.kinds import ANGLE, POINT
 from viewer.core.scene import SceneLibrary, link_question
 from viewer.core.session import open_session
 from viewer.core.showcase import build_story, choose_models, find_question, question_sentence
 from viewer.core.storyboard import ANSWER, CLIP_STAGES, QUESTION, TRUTH, VIDEO, layers_at, plan_clip, strip_frames
-from viewer.core.tasks import COLUMN_KEYS, AnswerType
+from viewer.core.tasks import COLUMN_KEYS
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 ED = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
@@ -53,18 +54,18 @@ def test_story_texts_and_answers(session):
 
 def test_reveal_never_gives_the_answer_away_early():
     for stage in (QUESTION, VIDEO, ANSWER):
-        assert not layers_at("Pos", AnswerType.POINT, stage).viewpoint      # the viewpoint is Pos's answer
-        assert not layers_at("Ori", AnswerType.ANGLE, stage).viewpoint
-        assert not layers_at("ED_v", AnswerType.ANGLE, stage).target        # the box is where the object is
-        assert not layers_at("GP_s", AnswerType.POINT, stage).truth
-    assert layers_at("ED_v", AnswerType.ANGLE, QUESTION).viewpoint           # given, not asked
-    assert layers_at("ED_v", AnswerType.ANGLE, ANSWER).answers
-    video = layers_at("GP_v", AnswerType.POINT, VIDEO, frame=12)
+        assert not layers_at("Pos", POINT, stage).viewpoint      # the viewpoint is Pos's answer
+        assert not layers_at("Ori", ANGLE, stage).viewpoint
+        assert not layers_at("ED_v", ANGLE, stage).target        # the box is where the object is
+        assert not layers_at("GP_s", POINT, stage).truth
+    assert layers_at("ED_v", ANGLE, QUESTION).viewpoint           # given, not asked
+    assert layers_at("ED_v", ANGLE, ANSWER).answers
+    video = layers_at("GP_v", POINT, VIDEO, frame=12)
     assert video.marker == 12 and video.path_until == 12 and not video.answers
-    truth = layers_at("Pos", AnswerType.POINT, TRUTH)
+    truth = layers_at("Pos", POINT, TRUTH)
     assert truth.viewpoint and truth.truth and truth.answers and truth.target
     with pytest.raises(ValueError):
-        layers_at("Pos", AnswerType.POINT, "bogus")
+        layers_at("Pos", POINT, "bogus")
 
 
 @pytest.mark.parametrize("seconds,fps,n_video", [(10, 15, 337), (2, 10, 40), (1, 8, 3), (3, 10, 0)])

@@ -103,21 +103,20 @@ def format_table(board: dict, random_row: dict | None = None) -> str:
 
 
 def _write_per_sample(session, path: Path) -> None:
-    from .core.answers import format_value
     from .core.atomic import atomic_write_text
     release = session.release
     out = []
     for r in session.results:
         for i, q in enumerate(release.questions):
-            at = q.answer_type
+            kind = q.kind
             parsed = None
-            if at is not None and r.status[i] == "ok":
-                parsed = list(r.point[i]) if at.value == "point" else float(r.value[i])
+            if kind is not None and r.status[i] == "ok":
+                parsed = list(r.answer[i]) if kind.width == 2 else float(r.answer[i, 0])
             out.append(json.dumps({
                 "model": r.model, "uid": q.uid,
                 "column": q.column.key if q.column else None,
                 "ground_truth": q.answer_raw,
-                "ground_truth_parsed": format_value(q.truth.value, at) if at and q.truth.ok else None,
+                "ground_truth_parsed": kind.format(q.truth.value) if kind and q.truth.ok else None,
                 "prediction": r.raw[i], "parsed": parsed, "status": r.status[i],
                 "error": _num(r.error[i]), "score": _num(r.score[i]),
             }, ensure_ascii=False))

@@ -328,7 +328,6 @@ def _versions() -> str:
 def write_tiny_release(root: Path) -> Path:
     """One boxed room with a viewpoint, a 10-frame video, five geometric questions
     (answers recomputed from the geometry by the core) and two models' predictions."""
-    from .core.answers import format_value
     from .core.geometry import recompute_ground_truth
     from .core.release import load_release
     from .core.scene import SceneLibrary, link_question
@@ -373,7 +372,7 @@ def write_tiny_release(root: Path) -> Path:
         got = recompute_ground_truth(q, link_question(q, library.get(q.scene)))
         if got.value is None:
             raise SelftestFailure(f"tiny release: {q.uid}: no ground truth ({got.reason})")
-        rec["answer"] = format_value(got.value, q.answer_type)
+        rec["answer"] = q.kind.format(got.value)
         truth[q.uid] = (q.column.key, got.value)
     _write_jsonl(root / "questions.jsonl", records)
 

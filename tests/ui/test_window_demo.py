@@ -1,6 +1,7 @@
 """The window on the bundled demo: every sample, every map level, the leaderboard, playback."""
 import numpy as np
 import pytest
+from overlay_queries import truth_point
 from ui_helpers import open_release, settle
 
 from viewer.assets import assets_dir
@@ -30,14 +31,14 @@ def test_step_through_every_sample(qtbot, demo_window):
         settle(qtbot, w)
         sv = w.sample_view
         q = w.session.release.questions[w.browser.current_question()]
-        kinds.add(q.answer_type.value)
+        kinds.add(q.kind.name)
         assert sv.geometry is not None and sv.geometry.scene is not None, q.uid
-        if q.answer_type.value == "choice":
+        if q.kind.name == "choice":
             assert sv.answer_stack.currentWidget() is sv.gallery
             assert all(o.pane.image is not None for o in sv.gallery.options[:4])
         else:
             ov = sv.map_panel.view.overlay
-            assert ov is not None and ov.trajectory is not None, q.uid
+            assert ov is not None and ov.path() is not None, q.uid
             assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
         assert sv.player.n_frames > 0, q.uid
     assert kinds == {"angle", "distance", "point", "choice"}
@@ -56,7 +57,7 @@ def test_levels_filters_and_leaderboard_on_the_demo(qtbot, demo_window):
         assert sv.map_panel.select_source(key)
         settle(qtbot, w)
         shown.append(sv.map_panel.view.image_item.image.copy())
-        assert sv.map_panel.view.overlay.truth_point is not None
+        assert truth_point(sv.map_panel.view.overlay) is not None
     assert not np.array_equal(shown[0], shown[1]) and not np.array_equal(shown[1], shown[2])
     b.table.sortByColumn(5 + 3 * 2 + 2, b.table.horizontalHeader().sortIndicatorOrder())
     scores = w.session.results[2].score[b.model.rows]

@@ -1,10 +1,12 @@
 """The window on the six published samples (no scene metadata, one video)."""
 import numpy as np
+from overlay_queries import truth_point
 from PyQt6.QtCore import QMimeData, QPointF, QSize, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
 from ui_helpers import open_release, settle
 
+from viewer.core import primitives as pr
 from viewer.core.tasks import COLUMN_KEYS
 
 POS_UID = "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4"
@@ -39,10 +41,10 @@ def test_point_sample_draws_truth_and_predictions_on_the_map(qtbot, window, real
     ov = sv.map_panel.view.overlay
     assert (ov.width, ov.height) == (640, 512)
     # <point>391 698</point>: the centre of cell (391, 698) of the 1000-grid on a 640x512 map.
-    np.testing.assert_allclose(ov.truth_point, [391.5 * 0.64, 698.5 * 0.512])
-    assert [tau for tau, _ in ov.rings] == [100, 150, 200, 250, 300]
-    assert [m for m, _ in ov.pred_points] == [0, 1]
-    np.testing.assert_allclose(ov.pred_points[0][1], [450.5 * 0.64, 640.5 * 0.512])
+    np.testing.assert_allclose(truth_point(ov), [391.5 * 0.64, 698.5 * 0.512])
+    assert [r.label for r in ov.of(pr.Ring)] == ["100", "150", "200", "250", "300"]
+    assert [p.model for p in ov.of(pr.Marker, pr.MODEL)] == [0, 1]
+    np.testing.assert_allclose(ov.of(pr.Marker, pr.MODEL)[0].at, [450.5 * 0.64, 640.5 * 0.512])
     assert sv.view_pane.image is not None                      # the current view loaded
     assert "file not found" in sv.player.pane.message           # video4.mp4 is not published
     assert not sv.player.play_button.isEnabled()

@@ -5,6 +5,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from overlay_queries import one, truth_point, viewpoint
+
+from viewer.core import primitives as pr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import scene_release as sr  # noqa: E402
@@ -27,10 +30,11 @@ def test_direction_question_on_the_scene_map(qtbot, window, scene_release):
     sv = _open(qtbot, window, scene_release, "ED_v")
     assert sv.map_panel.current_source == "scene:occupancy"
     ov = sv.map_panel.view.overlay
-    assert ov.trajectory.shape == (sr.N_FRAMES, 2)
-    np.testing.assert_allclose(ov.viewpoint, [50.0, 70.0])
-    np.testing.assert_allclose(ov.truth_ray[1], [50.0, 30.0], atol=1e-9)     # 2 m to the left = up
-    assert len(ov.sectors) == 3 and len(ov.pred_rays) == 1
+    assert ov.path().points.shape == (sr.N_FRAMES, 2)
+    np.testing.assert_allclose(viewpoint(ov), [50.0, 70.0])
+    # 2 m to the left = up
+    np.testing.assert_allclose(one(ov, pr.Arrow, pr.TRUTH).points[1], [50.0, 30.0], atol=1e-9)
+    assert len(ov.of(pr.Sector)) == 3 and len(ov.of(pr.Arrow, pr.MODEL)) == 1
     assert sv.chart_stack.currentWidget() is sv.dial
     assert window.sample_view.tabs.isTabEnabled(1)
     sources = [sv.map_panel.source_box.itemData(k) for k in range(sv.map_panel.source_box.count())]
@@ -60,7 +64,7 @@ def test_switch_map_level_and_keep_the_choice(qtbot, window, scene_release):
     image = sv.map_panel.view.image_item.image
     assert image.shape == (sr.MAP_SIZE[1], sr.MAP_SIZE[0], 3)       # rendered in the map's own frame
     assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
-    np.testing.assert_allclose(sv.map_panel.view.overlay.truth_point, [250.5 * 0.2, 700.5 * 0.1])
+    np.testing.assert_allclose(truth_point(sv.map_panel.view.overlay), [250.5 * 0.2, 700.5 * 0.1])
     window.select_uid(sr.UIDS["GP_v"])
     qtbot.waitUntil(lambda: sv.geometry is not None, timeout=10000)
     settle(qtbot, window)
@@ -74,7 +78,7 @@ def test_switch_map_level_and_keep_the_choice(qtbot, window, scene_release):
 def test_distance_and_choice_questions(qtbot, window, scene_release):
     sv = _open(qtbot, window, scene_release, "EDist_v")
     ov = sv.map_panel.view.overlay
-    np.testing.assert_allclose(np.hypot(*(ov.truth_circle - ov.viewpoint).T), 44.0)
+    np.testing.assert_allclose(np.hypot(*(one(ov, pr.Polyline, pr.TRUTH).points - viewpoint(ov)).T), 44.0)
     assert sv.chart_stack.currentWidget() is sv.bars
     window.select_uid(sr.UIDS["TDS_E"])
     settle(qtbot, window)
@@ -117,5 +121,5 @@ def test_broken_scene_json_leaves_2d_working(qtbot, window, scene_release):
     # The question's own map image still shows, with the answer points on it.
     assert sv.map_panel.current_source == "release"
     ov = sv.map_panel.view.overlay
-    np.testing.assert_allclose(ov.truth_point, [250.5 * 0.2, 300.5 * 0.1])
-    assert ov.trajectory is None
+    np.testing.assert_allclose(truth_point(ov), [250.5 * 0.2, 300.5 * 0.1])
+    assert ov.path() is None

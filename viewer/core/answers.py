@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from .tasks import AnswerType
-
 # Status codes. OK is the only one that is scored on its merits.
 OK = "ok"
 MISSING = "missing"              # no prediction for this question
@@ -146,49 +144,41 @@ def parse_choice(raw: Any, n_options: int = 4) -> Parsed:
     return Parsed(index, OK)
 
 
-def parse_answer(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:
-    if answer_type is AnswerType.CHOICE:
-        return parse_choice(raw, n_options)
-    if answer_type is AnswerType.POINT:
-        return parse_point(raw)
-    return parse_number(raw)
-
-
 # Bound on remembered parses, so a huge release cannot grow the cache without end.
 CACHE_LIMIT = 200_000
 
 
-def parse_many(raws: list, answer_type: AnswerType, n_options: list[int] | None = None,
-               cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
-    """parse_answer over a list: values ((n,) or (n, 2) for points, NaN if unparsed) and statuses.
-
-    Same results as calling parse_answer on each item; the common cases (a
-    string with a number, a <point> tag, a repeated letter) take a fast path
-    because scoring a leaderboard parses tens of thousands of answers.
-    `cache` (a dict the caller keeps, e.g. across models) remembers parses of
-    angle/distance/choice answers, which repeat a lot ("90", "2.5", "C").
-    """
-    n = len(raws)
-    if answer_type is AnswerType.POINT:
-        return _parse_points(raws)
+def _cached(keys: list, one, cache: dict | None) -> list:
+    """one(key) for each key, each distinct key computed once (and kept in `cache` across calls)."""
     if cache is None or len(cache) > CACHE_LIMIT:
         cache = {}
-    if answer_type is AnswerType.CHOICE:
-        opts = n_options if n_options is not None else [4] * n
-        # Keys carry the type so that True, 1 and 1.0 (equal as dict keys) stay apart.
-        keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, opts)]
-        one = _choice_pair
-    else:
-        keys = [r if type(r) is str else (type(r), r) for r in raws]
-        one = _number_pair
     try:
         todo = set(keys).difference(cache)
     except TypeError:                      # an unhashable answer (a JSON list or object)
-        pairs = [one(k) for k in keys]
-    else:
-        for k in todo:
-            cache[k] = one(k)
-        pairs = [cache[k] for k in keys]
+        return [one(k) for k in keys]
+    for k in todo:
+        cache[k] = one(k)
+    return [cache[k] for k in keys]
+
+
+def parse_numbers_many(raws: list, cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
+    """parse_number over a list: values (NaN if unparsed) and statuses.
+
+    Same results as calling parse_number on each item; the common case (a bare
+    number) takes a fast path because scoring a leaderboard parses tens of
+    thousands of answers. `cache` (a dict the caller keeps, e.g. across models)
+    remembers parses, which repeat a lot ("90", "2.5").
+    """
+    # Keys carry the type so that True, 1 and 1.0 (equal as dict keys) stay apart.
+    keys = [r if type(r) is str else (type(r), r) for r in raws]
+    pairs = _cached(keys, _number_pair, cache)
+    return np.array([p[0] for p in pairs], float), [p[1] for p in pairs]
+
+
+def parse_choices_many(raws: list, n_options: list[int], cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
+    """parse_choice over a list (with each question's number of options): indices (NaN if unparsed), statuses."""
+    keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, n_options)]
+    pairs = _cached(keys, _choice_pair, cache)
     return np.array([p[0] for p in pairs], float), [p[1] for p in pairs]
 
 
@@ -228,7 +218,8 @@ def _tagged_point(r) -> tuple[float, float] | None:
     return float(parts[0]), float(parts[1])
 
 
-def _parse_points(raws: list) -> tuple[np.ndarray, list[str]]:
+def parse_points_many(raws: list) -> tuple[np.ndarray, list[str]]:
+    """parse_point over a list: (n, 2) points (NaN if unparsed) and statuses; `<point>` forms skip the regex."""
     search = _POINT_RE.search
     nan = math.nan
     xs, ys = [nan] * len(raws), [nan] * len(raws)
@@ -249,30 +240,3 @@ def _parse_points(raws: list) -> tuple[np.ndarray, list[str]]:
         if p.status == OK:
             xs[j], ys[j] = p.value
     return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2), statuses
-
-
-def parse_ground_truth(raw: Any, answer_type: AnswerType, n_options: int = 4) -> Parsed:
-    """Like parse_answer, plus the domain checks a ground truth must pass."""
-    p = parse_answer(raw, answer_type, n_options)
-    if not p.ok:
-        return p
-    if answer_type is AnswerType.ANGLE and not -180.0 <= p.value <= 180.0:
-        return Parsed(p.value, OUT_OF_RANGE)
-    if answer_type is AnswerType.DISTANCE and p.value < 0:
-        return Parsed(p.value, OUT_OF_RANGE)
-    if answer_type is AnswerType.POINT and not all(0.0 <= c <= 999.0 for c in p.value):
-        return Parsed(p.value, OUT_OF_RANGE)
-    return p
-
-
-def format_value(value: Any, answer_type: AnswerType) -> str:
-    """A parsed value as the benchmark writes it."""
-    if value is None:
-        return ""
-    if answer_type is AnswerType.CHOICE:
-        return chr(ord("A") + int(value))
-    if answer_type is AnswerType.POINT:
-        return f"<point>{value[0]:g} {value[1]:g}</point>"
-    if answer_type is AnswerType.DISTANCE:
-        return f"{value:.1f}"
-    return f"{value:g}"

@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterable
 from .answers import STATUS_TEXT
 from .diagnostics import UserError
 from .release import Release, natural_key
-from .tasks import COLUMN_KEYS, AnswerType, column_keys
+from .tasks import COLUMN_KEYS, column_keys
 
-ANGLE_KEYS = column_keys(AnswerType.ANGLE)
-DISTANCE_KEYS = column_keys(AnswerType.DISTANCE)
-POINT_KEYS = column_keys(AnswerType.POINT)
+ANGLE_KEYS = column_keys("angle")
+DISTANCE_KEYS = column_keys("distance")
+POINT_KEYS = column_keys("point")
 OBJECT_KEYS = column_keys(has_target=True)
 VIEW_TARGET_KEYS = column_keys(has_target=True, has_view=True)
 VIEW_KEYS = column_keys(has_view=True)
@@ -294,7 +294,7 @@ def _invalid_answers(questions: list, tally: Tally) -> list[Finding]:
             tally.passed("invalid_answer")
             continue
         tally.flag("invalid_answer")
-        at = q.column.answer_type.value
+        at = q.column.kind_name
         out.append(Finding(q.uid, "invalid_answer", "error",
                            f"ground truth {q.answer_raw!r} is not a valid {at} answer "
                            f"({STATUS_TEXT.get(q.truth.status, q.truth.status)})",

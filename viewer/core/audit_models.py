@@ -16,23 +16,23 @@ import numpy as np
 
 from .answers import OK
 from .audit import Finding, Tally, json_safe
-from .browse import value_text
 from .evaluate import ModelResult, average, column_means, random_baseline
+from .kinds import get_kind
 from .release import Release
 from .scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
-from .tasks import COLUMNS, AnswerType
+from .tasks import COLUMNS
 
 # A model is a witness when its Table-1 average beats chance by this many points.
 COMPETENCE_MARGIN = 10.0
 # Models agree when within the tightest scoring threshold of each other, and
 # miss when outside the middle one (distance: relative error).
-AGREE = {AnswerType.ANGLE: float(ANGLE_TOLERANCES[0]), AnswerType.DISTANCE: 0.10,
-         AnswerType.POINT: float(POINT_THRESHOLDS[0]), AnswerType.CHOICE: 0.0}
-MISS = {AnswerType.ANGLE: float(ANGLE_TOLERANCES[1]), AnswerType.DISTANCE: 0.25,
-        AnswerType.POINT: float(POINT_THRESHOLDS[2]), AnswerType.CHOICE: 0.5}
+AGREE = {"angle": float(ANGLE_TOLERANCES[0]), "distance": 0.10,
+         "point": float(POINT_THRESHOLDS[0]), "choice": 0.0}
+MISS = {"angle": float(ANGLE_TOLERANCES[1]), "distance": 0.25,
+        "point": float(POINT_THRESHOLDS[2]), "choice": 0.5}
 # Two wrong models pick the same wrong letter by chance one time in three;
 # three doing so is rare enough to mean something.
-MIN_AGREEING = {AnswerType.ANGLE: 2, AnswerType.DISTANCE: 2, AnswerType.POINT: 2, AnswerType.CHOICE: 3}
+MIN_AGREEING = {"angle": 2, "distance": 2, "point": 2, "choice": 3}
 
 
 def competent_models(release: Release, results: list[ModelResult]) -> list[int]:
@@ -47,23 +47,23 @@ def competent_models(release: Release, results: list[ModelResult]) -> list[int]:
     return out
 
 
-def _answers(r: ModelResult, i: int, at: AnswerType):
+def _answers(r: ModelResult, i: int, at: str):
     if r.status[i] != OK:
         return None
-    return r.point[i] if at is AnswerType.POINT else r.value[i]
+    return r.point[i] if at == "point" else r.value[i]
 
 
-def _gap(a, b, at: AnswerType) -> float:
-    if at is AnswerType.ANGLE:
+def _gap(a, b, at: str) -> float:
+    if at == "angle":
         return abs((a - b + 180.0) % 360.0 - 180.0)
-    if at is AnswerType.DISTANCE:
+    if at == "distance":
         return abs(a - b) / max(abs(a), abs(b), 1e-9)
-    if at is AnswerType.POINT:
+    if at == "point":
         return float(np.hypot(*(np.asarray(a) - np.asarray(b))))
     return 0.0 if a == b else 1.0
 
 
-def _largest_agreeing(values: list, at: AnswerType) -> list[int]:
+def _largest_agreeing(values: list, at: str) -> list[int]:
     """Indices of the largest group whose members are pairwise within AGREE."""
     tol = AGREE[at]
     best: list[int] = []
@@ -74,19 +74,19 @@ def _largest_agreeing(values: list, at: AnswerType) -> list[int]:
     return best
 
 
-def _consensus(values: list, at: AnswerType):
-    if at is AnswerType.ANGLE:
+def _consensus(values: list, at: str):
+    if at == "angle":
         rad = np.radians(values)
         return float(np.degrees(np.arctan2(np.sin(rad).mean(), np.cos(rad).mean())))
-    if at is AnswerType.POINT:
+    if at == "point":
         return np.median(np.asarray(values, float), axis=0)
-    if at is AnswerType.CHOICE:
+    if at == "choice":
         return "ABCDEFGH"[int(values[0])]
     return float(np.median(values))
 
 
-def _shown(v, at: AnswerType):
-    if at is AnswerType.CHOICE and not isinstance(v, str):
+def _shown(v, at: str):
+    if at == "choice" and not isinstance(v, str):
         return "ABCDEFGH"[int(v)]
     return v
 
@@ -102,7 +102,7 @@ def models_disagree(release: Release, results: list[ModelResult], tally: Tally) 
     witnesses = competent_models(release, results)
     out = []
     for i, q in questions:
-        at = q.column.answer_type
+        at = q.column.kind_name
         need = MIN_AGREEING[at]
         answered = [(m, _answers(results[m], i, at)) for m in witnesses]
         answered = [(m, v) for m, v in answered if v is not None]
@@ -130,13 +130,13 @@ def models_disagree(release: Release, results: list[ModelResult], tally: Tally) 
     return out
 
 
-def _fmt(v, at: AnswerType) -> str:
-    if at is AnswerType.CHOICE:
+def _fmt(v, at: str) -> str:
+    if at == "choice":
         return str(_shown(v, at))
-    if at is AnswerType.DISTANCE:
-        return value_text(float(v), at)
+    if at == "distance":
+        return get_kind(at).text(float(v))
     # Consensus values are means: whole degrees and units read better.
-    return value_text(np.round(np.asarray(v, float)) if at is AnswerType.POINT else round(float(v)), at)
+    return get_kind(at).text(np.round(np.asarray(v, float)) if at == "point" else round(float(v)))
 
 
 # ------------------------------------------------------------ conventions
@@ -179,11 +179,11 @@ def model_conventions(release: Release, results: list[ModelResult], tally: Tally
     out = []
     kinds = {c: k for k, c in enumerate(COLUMNS)}
     for r in results:
-        for at in (AnswerType.ANGLE, AnswerType.POINT, AnswerType.DISTANCE):
-            cols = [kinds[c] for c in COLUMNS if c.answer_type is at]
+        for at in ("angle", "point", "distance"):
+            cols = [kinds[c] for c in COLUMNS if c.kind_name == at]
             m = np.isin(release.column, cols) & (r.status == OK)
-            truth = release.truth_point[m] if at is AnswerType.POINT else release.truth_value[m]
-            pred = r.point[m] if at is AnswerType.POINT else r.value[m]
+            truth = release.truth_point[m] if at == "point" else release.truth_value[m]
+            pred = r.point[m] if at == "point" else r.value[m]
             ok = ~np.isnan(truth).reshape(len(truth), -1).any(axis=1)
             truth, pred = truth[ok], pred[ok]
             if not len(truth):
@@ -198,13 +198,13 @@ def model_conventions(release: Release, results: list[ModelResult], tally: Tally
     return out
 
 
-def _model_convention(model: str, at: AnswerType, pred: np.ndarray, truth: np.ndarray) -> Finding | None:
+def _model_convention(model: str, at: str, pred: np.ndarray, truth: np.ndarray) -> Finding | None:
     best = None
-    if at is AnswerType.ANGLE:
+    if at == "angle":
         tol = float(ANGLE_TOLERANCES[0])
         candidates = _angle_candidates(pred, truth)
         unit = "angle"
-    elif at is AnswerType.POINT:
+    elif at == "point":
         tol = float(POINT_THRESHOLDS[0])
         gap = lambda a, b: np.hypot(*(a - b).T)                              # noqa: E731
         candidates = [(name, text, gap(pred, t_(truth)), gap(t_(truth), truth))
@@ -217,8 +217,8 @@ def _model_convention(model: str, at: AnswerType, pred: np.ndarray, truth: np.nd
                       for name, text, k in (("feet", "the truth in feet: it likely answers in feet", 3.2808),
                                             ("centimetres", "the truth in centimetres", 100.0))]
         unit = "distance"
-    identity_gap = (np.abs((pred - truth + 180.0) % 360.0 - 180.0) if at is AnswerType.ANGLE else
-                    np.hypot(*(pred - truth).T) if at is AnswerType.POINT else
+    identity_gap = (np.abs((pred - truth + 180.0) % 360.0 - 180.0) if at == "angle" else
+                    np.hypot(*(pred - truth).T) if at == "point" else
                     np.abs(pred - truth) / np.maximum(np.abs(truth), 1e-9))
     for name, text, gap_t, moved in candidates:
         informative = moved > 2 * tol                      # the transform moves the truth out of reach
@@ -234,5 +234,5 @@ def _model_convention(model: str, at: AnswerType, pred: np.ndarray, truth: np.nd
     name, text, near_truth, near, n = best
     return Finding(None, "model_answer_convention", "info",
                    f"{model}: {near} of {n} {unit} answers lie near {text}",
-                   {"model": model, "answer_type": at.value, "convention": name, "matched": near,
+                   {"model": model, "answer_type": at, "convention": name, "matched": near,
                     "informative": n, "near_truth": near_truth, "tolerance": tol})

@@ -12,10 +12,10 @@ from itertools import repeat
 
 import numpy as np
 
-from .answers import MISSING, OK, STATUS_TEXT, format_value
+from .answers import MISSING, OK, STATUS_TEXT
 from .evaluate import ModelResult
 from .release import Release, natural_key
-from .tasks import COLUMNS, AnswerType
+from .tasks import COLUMNS
 
 # Parse-status filter choices: name -> what it keeps (for the selected model).
 STATUS_FILTERS = {
@@ -69,9 +69,7 @@ class BrowseIndex:
         self._uid_rank: np.ndarray | None = None
         self.column = release.column.astype(np.int32)
         # Points sort by x, then y; the other types by their value.
-        tp = release.truth_point
-        self.truth_key = np.where(np.isnan(release.truth_value), tp[:, 0] * 1000.0 + tp[:, 1],
-                                  release.truth_value)
+        self.truth_key = _sort_key(release.truth)
         tasks = [c.task.lower() for c in COLUMNS] + [""]
         # The uid carries the target instance id, so searching it finds targets too.
         self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
@@ -161,8 +159,7 @@ class BrowseIndex:
         if name == "error":
             return r.error
         if name == "answer":
-            v = np.where(np.isnan(r.value), r.point[:, 0] * 1000.0 + r.point[:, 1], r.value)
-            return np.where(r.status == OK, v, np.nan)
+            return np.where(r.status == OK, _sort_key(r.answer), np.nan)
         raise ValueError(f"unknown sort key {key!r}")
 
 
@@ -222,39 +219,17 @@ def step_failure(rows: np.ndarray, score: np.ndarray, position: int, step: int) 
 # ------------------------------------------------------------------ cell texts
 def truth_text(release: Release, i: int) -> str:
     q = release.questions[i]
-    if q.answer_type is None:
+    if q.kind is None:
         return str(q.answer_raw)
     if not q.truth.ok:
         return f"{q.answer_raw!r} (invalid)"
-    return value_text(q.truth.value, q.answer_type)
-
-
-def value_text(value, answer_type: AnswerType) -> str:
-    """A parsed value for people: units, and points without the tags."""
-    if answer_type is AnswerType.POINT:
-        return f"({value[0]:g}, {value[1]:g})"
-    if answer_type is AnswerType.ANGLE:
-        return f"{value:g}°"
-    if answer_type is AnswerType.DISTANCE:
-        return f"{value:.1f} m"
-    return format_value(value, answer_type)
-
-
-def parsed_value(r: ModelResult, release: Release, i: int):
-    """The model's parsed answer for question i, or None."""
-    at = release.questions[i].answer_type
-    if at is None or r.status[i] != OK:
-        return None
-    if at is AnswerType.POINT:
-        return (float(r.point[i, 0]), float(r.point[i, 1]))
-    v = float(r.value[i])
-    return int(v) if at is AnswerType.CHOICE else v
+    return q.kind.text(q.truth.value)
 
 
 def answer_text(r: ModelResult, release: Release, i: int) -> str:
     status = r.status[i]
     if status == OK:
-        return value_text(parsed_value(r, release, i), release.questions[i].answer_type)
+        return release.questions[i].kind.text(r.parsed(release, i))
     if status == MISSING:
         return "(missing)"
     if status == "unscored":
@@ -269,16 +244,10 @@ def status_text(r: ModelResult, i: int) -> str:
 
 def error_text(r: ModelResult, release: Release, i: int) -> str:
     e = float(r.error[i])
-    at = release.questions[i].answer_type
-    if at is None or math.isnan(e):
+    kind = release.questions[i].kind
+    if kind is None or math.isnan(e):
         return ""
-    if at is AnswerType.ANGLE:
-        return f"{e:.0f}°"
-    if at is AnswerType.DISTANCE:
-        return "∞" if math.isinf(e) else f"{100 * e:.0f}%"
-    if at is AnswerType.POINT:
-        return f"{e:.0f}"
-    return "right" if e == 0 else "wrong"
+    return kind.error_text(e)
 
 
 def score_text(r: ModelResult, i: int) -> str:
@@ -288,3 +257,8 @@ def score_text(r: ModelResult, i: int) -> str:
 
 def column_label(i: int) -> str:
     return COLUMNS[i].key if 0 <= i < len(COLUMNS) else "?"
+
+
+def _sort_key(rows: np.ndarray) -> np.ndarray:
+    """One sortable number per stored answer: the value, or x * 1000 + y for a map point."""
+    return np.where(np.isnan(rows[:, 1]), rows[:, 0], rows[:, 0] * 1000.0 + rows[:, 1])

@@ -6,21 +6,12 @@ from itertools import repeat
 
 import numpy as np
 
-from .answers import MISSING, OK, parse_many
+from .answers import MISSING, OK
 from .diagnostics import Diagnostics
+from .kinds import WIDTH
 from .predictions import PredictionSet
 from .release import Release
-from .scoring import (
-    random_angle_score,
-    random_choice_score,
-    random_distance_score,
-    random_point_score,
-    score_angle,
-    score_choice,
-    score_distance,
-    score_point,
-)
-from .tasks import COLUMN_KEYS, COLUMNS, AnswerType
+from .tasks import COLUMN_KEYS, COLUMNS
 
 
 @dataclass
@@ -30,12 +21,28 @@ class ModelResult:
     source: str
     raw: np.ndarray                # raw answer per question (object array), None when missing
     status: np.ndarray             # parse status per question (object array of str)
-    value: np.ndarray              # parsed scalar (angle, distance, option index) or NaN
-    point: np.ndarray              # parsed point (n, 2) or NaN
+    answer: np.ndarray             # (n, kinds.WIDTH) parsed answer as its kind packs it; NaN if none
     score: np.ndarray              # in [0, 1]; NaN where the question cannot be scored
     error: np.ndarray              # degrees, relative error, normalised units, 0/1; NaN if none
     unknown_uids: list[str] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+    def parsed(self, release: Release, i: int):
+        """The parsed answer to question i as its kind gives it (float, (x, y), option index), or None."""
+        kind = release.questions[i].kind
+        if kind is None or self.status[i] != OK:
+            return None
+        return kind.unpack(self.answer[i])
+
+    @property
+    def value(self) -> np.ndarray:
+        """Answers of one-number kinds (NaN on map points), for the audit's model checks."""
+        return np.where(np.isnan(self.answer[:, 1]), self.answer[:, 0], np.nan)
+
+    @property
+    def point(self) -> np.ndarray:
+        """Answers that are map points (NaN elsewhere), for the audit's model checks."""
+        return np.where(np.isnan(self.answer[:, 1:]), np.nan, self.answer)
 
     @property
     def missing(self) -> np.ndarray:
@@ -70,7 +77,7 @@ def average(columns: dict[str, float | None]) -> float | None:
 
 
 def evaluate(release: Release, preds: PredictionSet,
-             parse_cache: dict[AnswerType, dict] | None = None) -> ModelResult:
+             parse_cache: dict[str, dict] | None = None) -> ModelResult:
     """Score one model. Pass the same `parse_cache` when scoring several models:
     their answers repeat, and each distinct one is then parsed once."""
     n = len(release)
@@ -94,24 +101,19 @@ def evaluate(release: Release, preds: PredictionSet,
     present[found[ok]] = True
 
     status = np.full(n, MISSING, dtype=object)
-    value = np.full(n, np.nan)
-    point = np.full((n, 2), np.nan)
-    types = answer_types(release)
-    status[present & (types < 0)] = "unscored"
-    for code, at in enumerate(AnswerType):
-        idx = np.flatnonzero(present & (types == code))
+    answer = np.full((n, WIDTH), np.nan)
+    kinds = column_kinds(release)
+    status[present & (kinds < 0)] = "unscored"
+    for code, kind in enumerate(_KINDS):
+        idx = np.flatnonzero(present & (kinds == code))
         if not len(idx):
             continue
-        cache = None if parse_cache is None else parse_cache.setdefault(at, {})
-        vals, stats = parse_many(raw[idx].tolist(), at,
-                                 release.n_options[idx].tolist(), cache)
+        cache = None if parse_cache is None else parse_cache.setdefault(kind.name, {})
+        vals, stats = kind.parse_many(raw[idx].tolist(), release.n_options[idx].tolist(), cache)
         status[idx] = stats
-        if at is AnswerType.POINT:
-            point[idx] = vals
-        else:
-            value[idx] = vals
+        answer[idx] = vals
 
-    score, error = score_all(release, value, point)
+    score, error = score_all(release, answer)
     diags = Diagnostics()
     diags.extend(preds.diagnostics)
     if unknown:
@@ -125,20 +127,29 @@ def evaluate(release: Release, preds: PredictionSet,
     if preds.positional and any(k not in release.index for k in preds.raw):
         diags.info("some predictions carry no uid and were matched by their position "
                    "(doc_id / index) in the release", preds.source)
-    return ModelResult(preds.model, preds.source, raw, status, value, point, score, error,
+    return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
                        unknown, diags)
 
 
-_TYPE_CODES = {at: k for k, at in enumerate(AnswerType)}
-_COLUMN_TYPE_CODES = np.array([_TYPE_CODES[c.answer_type] for c in COLUMNS] + [-1])
+def _column_kinds() -> tuple[list, np.ndarray]:
+    """The distinct answer kinds of the columns, and each column's index among them (-1 appended)."""
+    kinds = list(dict.fromkeys(c.kind for c in COLUMNS))
+    return kinds, np.array([kinds.index(c.kind) for c in COLUMNS] + [-1])
 
 
-def answer_types(release: Release) -> np.ndarray:
-    """Per question, the index of its AnswerType in `AnswerType`, or -1 (unknown task)."""
-    return _COLUMN_TYPE_CODES[release.column]      # column -1 picks the trailing -1
+_KINDS, _COLUMN_KIND_CODES = _column_kinds()
 
 
-def score_all(release: Release, value: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def column_kinds(release: Release) -> np.ndarray:
+    """Per question, the index of its answer kind in `_KINDS`, or -1 (unknown task)."""
+    return _COLUMN_KIND_CODES[release.column]      # column -1 picks the trailing -1
+
+
+def _valid_truth(release: Release, kind) -> np.ndarray:
+    return ~np.isnan(release.truth[:, :kind.width]).any(axis=1)
+
+
+def score_all(release: Release, answer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised scores for every question; missing/unparsed score 0 (error NaN).
 
     Questions whose ground truth is invalid or whose task is unknown get
@@ -147,15 +158,12 @@ def score_all(release: Release, value: np.ndarray, point: np.ndarray) -> tuple[n
     n = len(release)
     score = np.full(n, np.nan)
     error = np.full(n, np.nan)
-    types = answer_types(release)
-    for at, fn in ((AnswerType.ANGLE, score_angle), (AnswerType.DISTANCE, score_distance),
-                   (AnswerType.CHOICE, score_choice)):
-        m = (types == _TYPE_CODES[at]) & ~np.isnan(release.truth_value)
-        s, e = fn(value[m], release.truth_value[m])
+    kinds = column_kinds(release)
+    for code, kind in enumerate(_KINDS):
+        m = (kinds == code) & _valid_truth(release, kind)
+        w = kind.width
+        s, e = kind.score(answer[m][:, :w], release.truth[m][:, :w])
         score[m], error[m] = s, e
-    m = (types == _TYPE_CODES[AnswerType.POINT]) & ~np.isnan(release.truth_point).any(axis=1)
-    s, e = score_point(point[m], release.truth_point[m])
-    score[m], error[m] = s, e
     return score, error
 
 
@@ -163,21 +171,10 @@ def random_baseline(release: Release) -> dict[str, float | None]:
     """Analytic expected score of uniform guessing, per column (0-100)."""
     out: dict[str, float | None] = {}
     for i, c in enumerate(COLUMNS):
-        m = release.column == i
-        if c.answer_type is AnswerType.POINT:
-            t = release.truth_point[m & ~np.isnan(release.truth_point).any(axis=1)]
-            out[c.key] = float(100 * random_point_score(t).mean()) if len(t) else None
-            continue
-        t = release.truth_value[m & ~np.isnan(release.truth_value)]
-        if not len(t):
-            out[c.key] = None
-        elif c.answer_type is AnswerType.ANGLE:
-            out[c.key] = 100 * random_angle_score()
-        elif c.answer_type is AnswerType.CHOICE:
-            opts = release.n_options[m & ~np.isnan(release.truth_value)]
-            out[c.key] = float(100 * np.mean([random_choice_score(int(k)) for k in opts]))
-        else:
-            out[c.key] = float(100 * random_distance_score(t, float(t.max())).mean())
+        kind = c.kind
+        m = (release.column == i) & _valid_truth(release, kind)
+        out[c.key] = (float(100 * kind.chance(release.truth[m][:, :kind.width], release.n_options[m]))
+                      if m.any() else None)
     return out
 
 

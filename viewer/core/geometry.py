@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .tasks import AnswerType
+from .tasks import MAP_HEADING
 
 if TYPE_CHECKING:
     from .release import Question
@@ -206,8 +206,8 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
     column = question.column
     if column is None:
         return Recomputed(None, f"task {question.task!r} is not a GST-Bench task")
-    at = column.answer_type
-    if at is AnswerType.CHOICE:
+    at = column.kind_name
+    if at == "choice":
         return Recomputed(None, f"{column.key} is a multiple-choice task; its answer is not geometric")
     if geometry.scene is None:
         return Recomputed(None, f"no scene metadata for {question.scene or 'this question'}")
@@ -230,15 +230,15 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
         if not tmap.width or not tmap.height:
             return Recomputed(None, f"top-down map {tmap.name!r} has no width/height")
 
-    if at is AnswerType.ANGLE and column.has_target:
-        a = float(egocentric_direction(vp.pose, target.bbox.center))
-        return Recomputed(_wrap_int(a), None, a)
-    if at is AnswerType.DISTANCE:
-        d = float(egocentric_distance(vp.pose, target.bbox.center))
-        return Recomputed(_round_half_away(d * 10) / 10, None, d)
-    if at is AnswerType.ANGLE:                  # Ori: the view's heading on the map
+    if at == "angle" and column.frame == MAP_HEADING:      # Ori: the view's heading on the map
         a = float(map_heading(vp.pose, tmap.world_to_pixel))
         return Recomputed(_wrap_int(a), None, a)
+    if at == "angle":
+        a = float(egocentric_direction(vp.pose, target.bbox.center))
+        return Recomputed(_wrap_int(a), None, a)
+    if at == "distance":
+        d = float(egocentric_distance(vp.pose, target.bbox.center))
+        return Recomputed(_round_half_away(d * 10) / 10, None, d)
     where = target.bbox.center if column.has_target else camera_center(vp.pose)
     px = world_to_pixel(tmap.world_to_pixel, where)
     n = pixel_to_normalised(px, tmap.width, tmap.height)

@@ -1,12 +1,15 @@
-"""What to draw over a top-down map and in the 3D view, as plain arrays.
+"""What to draw over a top-down map and in the 3D view, as lists of primitives (`primitives.py`).
 
-The window's views only draw polylines, polygons and points; every
-coordinate is computed here, in map pixels (x right, y down) or world
-metres, so the drawing code holds no geometry and all of it is tested.
+The shared parts (the video's path, the current view and its field of
+view, the target's footprint) are built here; the truth and the answers
+are drawn by the question's answer kind (`kinds/`), through a context that
+hands it the map's geometry. Every coordinate is computed here, in map
+pixels (x right, y down) or world metres, so the renderers hold no
+geometry and all of it is tested.
 
 Directions are turned into drawn lines through the map's affine, so a map
 whose affine mirrors the world still shows left turns where they are.
-Answers given on the question's own map (normalised points, Ori headings)
+Answers given on the question's own map (normalised points, map headings)
 are carried onto any other map of the scene (a rendered level) through the
 world: own-map pixel -> world -> shown-map pixel.
 """
@@ -19,48 +22,28 @@ from typing import Callable
 import numpy as np
 
 from . import geometry as geo
+from . import primitives as pr
 from .answers import OK
 from .evaluate import ModelResult
+from .primitives import Overlay
 from .release import Question
 from .scene import QuestionGeometry
-from .scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
-from .tasks import AnswerType
 
 DEFAULT_HFOV = 90.0           # degrees, when a viewpoint has no intrinsics
 _ARC_STEPS = 48
 
 
-@dataclass
-class MapOverlay:
-    """Everything drawn over one map image, in its pixels."""
-    width: int
-    height: int
-    trajectory: np.ndarray | None = None          # (N, 2); NaN rows where a pose is invalid
-    trajectory_heading: np.ndarray | None = None  # (N, 2) unit directions on the image
-    viewpoint: np.ndarray | None = None           # (2,)
-    fov_wedge: np.ndarray | None = None           # (K, 2) closed polygon
-    target_box: np.ndarray | None = None          # (4, 2) footprint polygon
-    truth_point: np.ndarray | None = None         # (2,)
-    rings: list[tuple[float, np.ndarray]] = field(default_factory=list)     # (tau, closed polyline)
-    pred_points: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (model, (2,))
-    truth_ray: np.ndarray | None = None           # (2, 2) from the viewpoint
-    pred_rays: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    sectors: list[tuple[float, np.ndarray]] = field(default_factory=list)   # (tau, polygon), widest first
-    truth_circle: np.ndarray | None = None        # (K, 2) closed polyline
-    pred_circles: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # why something is not drawn
-
-
 def model_answers(question_index: int, results: list[ModelResult]) -> list[tuple[int, object]]:
-    """(model index, parsed value) for the models whose answer parsed."""
+    """(model index, parsed value) for the models whose answer parsed (choices as option indices)."""
     out = []
     for m, r in enumerate(results):
         if r.status[question_index] != OK:
             continue
-        if not np.isnan(r.point[question_index]).any():
-            out.append((m, r.point[question_index].astype(float)))
-        elif not np.isnan(r.value[question_index]):
-            out.append((m, float(r.value[question_index])))
+        row = r.answer[question_index]
+        if not np.isnan(row[1]):
+            out.append((m, row.astype(float)))
+        elif not np.isnan(row[0]):
+            out.append((m, float(row[0])))
     return out
 
 
@@ -69,38 +52,96 @@ def _unit_circle(n: int = 2 * _ARC_STEPS) -> np.ndarray:
     return np.stack([np.cos(t), np.sin(t)], axis=-1)
 
 
-def _points(ov: MapOverlay, question: Question, qi: int, results: list[ModelResult],
-            to_px: Callable[[np.ndarray], np.ndarray]) -> None:
-    """Truth, threshold rings (circles in normalised units) and predicted points."""
-    if question.truth.ok:
-        t = np.asarray(question.truth.value, float)
-        ov.truth_point = to_px(t)
-        ov.rings = [(float(tau), to_px(t + tau * _unit_circle())) for tau in POINT_THRESHOLDS]
-    for m, v in model_answers(qi, results):
-        ov.pred_points.append((m, to_px(v)))
+@dataclass
+class MapContext:
+    """What an answer kind needs to draw one question's truth and answers on one map image."""
+    overlay: Overlay
+    question: Question
+    answers: list[tuple[int, object]]      # (model index, parsed value)
+    truth: object                          # the parsed truth, None when it does not parse
+    to_px: Callable[[np.ndarray], np.ndarray] | None = None  # normalised (0..999) -> shown pixels
+    W: np.ndarray | None = None            # world -> shown pixels (2, 3)
+    own_to_shown: np.ndarray | None = None  # directions on the question's own map -> on the shown one
+    viewpoint_pose: np.ndarray | None = None
+    viewpoint_px: np.ndarray | None = None
+    target_distance: float | None = None   # metres from the view to the target's centre, on the ground
+    reach: float = 1.0                     # metres: a length that reads well on this map
+
+    @property
+    def column(self):
+        return self.question.column
+
+    @property
+    def width(self) -> int:
+        return self.overlay.width
+
+    @property
+    def height(self) -> int:
+        return self.overlay.height
+
+    def note(self, text: str) -> None:
+        self.overlay.notes.append(text)
+
+    def unit_circle(self) -> np.ndarray:
+        return _unit_circle()
+
+    # Egocentric angles around the current view (0 = its forward direction, left positive).
+    def ray(self, deg: float, length: float) -> np.ndarray:
+        return _ray(self.W, self.viewpoint_pose, deg, length)
+
+    def wedge(self, centre_deg: float, half: float, length: float) -> np.ndarray:
+        return _wedge(self.W, self.viewpoint_pose, centre_deg, half, length)
+
+    def circle(self, radius: float) -> np.ndarray:
+        return geo.world_to_pixel(self.W, geo.camera_center(self.viewpoint_pose)[:2] + radius * _unit_circle())
+
+    # Map headings at the current view (0 = up on the question's own map, counter-clockwise).
+    def heading_ray(self, deg: float, length_px: float) -> np.ndarray:
+        o = self.viewpoint_px
+        return np.stack([o, o + length_px * self._heading_dir(deg)])
+
+    def heading_wedge(self, centre_deg: float, half: float, length_px: float) -> np.ndarray:
+        o = self.viewpoint_px
+        arc = o + length_px * self._heading_dir(np.linspace(centre_deg - half, centre_deg + half, _ARC_STEPS))
+        return np.vstack([o, arc, o])
+
+    def _heading_dir(self, deg) -> np.ndarray:
+        d = heading_vector(deg) @ self.own_to_shown.T
+        return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+
+def _context(ov: Overlay, question: Question, qi: int, results: list[ModelResult], **geometry) -> MapContext:
+    truth = question.truth.value if question.truth.ok else None
+    if truth is not None and question.kind is not None and question.kind.width == 2:
+        truth = np.asarray(truth, float)
+    return MapContext(ov, question, model_answers(qi, results), truth, **geometry)
 
 
 def published_map_overlay(question: Question, qi: int, results: list[ModelResult],
-                          width: int, height: int) -> MapOverlay:
-    """Truth and predicted points on a release's own map image (no scene metadata)."""
-    ov = MapOverlay(width, height)
-    _points(ov, question, qi, results, lambda n: geo.normalised_to_pixel(n, width, height))
-    return ov
+                          width: int, height: int) -> Overlay | None:
+    """Truth and answers on a release's own map image (no scene metadata); None when nothing can be drawn."""
+    if question.kind is None:
+        return None
+    ov = Overlay(width, height)
+    question.kind.map_overlay(_context(ov, question, qi, results,
+                                       to_px=lambda n: geo.normalised_to_pixel(n, width, height)))
+    return ov if ov.items else None
 
 
 def scene_map_overlay(question: Question, qi: int, results: list[ModelResult], g: QuestionGeometry,
-                      width: int, height: int, world_to_pixel=None) -> MapOverlay:
+                      width: int, height: int, world_to_pixel=None) -> Overlay:
     """The full overlay from scene metadata on a map image of `width` x `height`.
 
     `world_to_pixel` is the shown image's affine when it is not the question's
     own map (a map rendered from the mesh); None means the own map, whose
     declared affine is scaled to the size actually shown.
     """
-    ov = MapOverlay(width, height)
+    ov = Overlay(width, height)
     tmap = g.topdown
     own_W = None
     if tmap is not None and tmap.world_to_pixel is not None and tmap.width and tmap.height:
         own_W = np.asarray(tmap.world_to_pixel, float)
+    to_px = own_to_shown = None
     if world_to_pixel is None:
         W = None if own_W is None else np.diag([width / tmap.width, height / tmap.height]) @ own_W
 
@@ -109,94 +150,46 @@ def scene_map_overlay(question: Question, qi: int, results: list[ModelResult], g
         own_to_shown = np.eye(2)
     else:
         W = np.asarray(world_to_pixel, float)
-        to_px = None
-        own_to_shown = None
         if own_W is not None:
             def to_px(n):
                 world = geo.pixel_to_world(own_W, geo.normalised_to_pixel(n, tmap.width, tmap.height))
                 return geo.world_to_pixel(W, world)
             own_to_shown = W[:, :2] @ np.linalg.inv(own_W[:, :2])
 
-    at = question.answer_type
+    kind = question.kind
     if W is None:
         ov.notes.append("the map has no world_to_pixel: the scene cannot be drawn on it")
-        if at is AnswerType.POINT:
-            _points(ov, question, qi, results, to_px)
+        if kind is not None:
+            kind.map_overlay(_context(ov, question, qi, results, to_px=to_px))
         return ov
     reach = _reach_metres(W, width, height)
     if g.video is not None and len(g.video.poses):
         poses = g.video.poses
-        ov.trajectory = geo.world_to_pixel(W, geo.camera_center(poses))
-        ov.trajectory_heading = _image_dirs(W, geo.forward_on_ground(poses))
+        ov.add(pr.TimedPath(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH,
+                            points=geo.world_to_pixel(W, geo.camera_center(poses)),
+                            heading=_image_dirs(W, geo.forward_on_ground(poses))))
+        ov.legend.append(pr.LegendItem("path", "video path (dark → light: time)", layers=(pr.L_TRAJECTORY,)))
     vp = g.viewpoint
+    viewpoint_px = None
     if vp is not None:
-        ov.viewpoint = geo.world_to_pixel(W, geo.camera_center(vp.pose))
-        ov.fov_wedge = _wedge(W, vp.pose, 0.0, _hfov(vp.intrinsics) / 2, reach * 0.6)
+        viewpoint_px = geo.world_to_pixel(W, geo.camera_center(vp.pose))
+        ov.add(pr.Polygon(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_FOV, filled=True,
+                          points=_wedge(W, vp.pose, 0.0, _hfov(vp.intrinsics) / 2, reach * 0.6)),
+               pr.Marker(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_VIEW, at=viewpoint_px))
+        ov.legend.append(pr.LegendItem("view", "current view", layers=(pr.L_VIEWPOINT,)))
+    target_distance = None
     if g.target is not None and g.target.bbox is not None:
         c = g.target.bbox.corners()
         # Corners with bit 2 clear are the bottom face; 0, 1, 3, 2 goes around it.
-        ov.target_box = geo.world_to_pixel(W, c[[0, 1, 3, 2]])
-
-    if at is AnswerType.POINT:
-        if to_px is None:
-            ov.notes.append("the question's own map has no affine: answer points cannot be "
-                            "carried onto this map")
-        else:
-            _points(ov, question, qi, results, to_px)
-    elif at is AnswerType.ANGLE and question.column.key == "Ori":
-        if own_to_shown is None:
-            ov.notes.append("the question's own map has no affine: headings cannot be drawn here")
-        else:
-            _orientation(ov, question, qi, results, 0.1 * math.hypot(width, height), own_to_shown)
-    elif at is AnswerType.ANGLE:
-        _directions(ov, question, qi, results, g, W, reach)
-    elif at is AnswerType.DISTANCE:
-        if vp is None:
-            ov.notes.append("no viewpoint: distances cannot be drawn")
-        else:
-            if question.truth.ok:
-                ov.truth_circle = _circle(W, vp.pose, float(question.truth.value))
-            ov.pred_circles = [(m, _circle(W, vp.pose, v)) for m, v in model_answers(qi, results)
-                               if np.isfinite(v) and v >= 0]
+        ov.add(pr.Polygon(pr.TARGET, None, (pr.L_TARGET,), pr.Z_TARGET, points=geo.world_to_pixel(W, c[[0, 1, 3, 2]])))
+        ov.legend.append(pr.LegendItem("target", "target", layers=(pr.L_TARGET,)))
+        if vp is not None:
+            target_distance = float(np.linalg.norm(g.target.bbox.center[:2] - geo.camera_center(vp.pose)[:2]))
+    if kind is not None:
+        kind.map_overlay(_context(ov, question, qi, results, to_px=to_px, W=W, own_to_shown=own_to_shown,
+                                  viewpoint_pose=None if vp is None else vp.pose, viewpoint_px=viewpoint_px,
+                                  target_distance=target_distance, reach=reach))
     return ov
-
-
-def _directions(ov, question, qi, results, g: QuestionGeometry, W, reach: float) -> None:
-    vp = g.viewpoint
-    if vp is None:
-        ov.notes.append("no viewpoint: directions cannot be drawn")
-        return
-    length = reach
-    if g.target is not None and g.target.bbox is not None:
-        d = float(np.linalg.norm(g.target.bbox.center[:2] - geo.camera_center(vp.pose)[:2]))
-        length = max(d, reach * 0.3)
-    if question.truth.ok:
-        t = float(question.truth.value)
-        ov.truth_ray = _ray(W, vp.pose, t, length)
-        ov.sectors = [(float(tau), _wedge(W, vp.pose, t, float(tau), length))
-                      for tau in ANGLE_TOLERANCES[::-1]]
-    ov.pred_rays = [(m, _ray(W, vp.pose, v, length)) for m, v in model_answers(qi, results)]
-
-
-def _orientation(ov: MapOverlay, question: Question, qi: int, results: list[ModelResult],
-                 length_px: float, own_to_shown: np.ndarray) -> None:
-    """Ori: headings given on the question's own image (0 = up, counter-clockwise as displayed)."""
-    if ov.viewpoint is None:
-        ov.notes.append("no viewpoint: the heading cannot be drawn")
-        return
-    o = ov.viewpoint
-
-    def direction(deg) -> np.ndarray:
-        d = heading_vector(deg) @ own_to_shown.T
-        return d / np.linalg.norm(d, axis=-1, keepdims=True)
-
-    if question.truth.ok:
-        t = float(question.truth.value)
-        ov.truth_ray = np.stack([o, o + length_px * direction(t)])
-        for tau in ANGLE_TOLERANCES[::-1]:
-            arc = o + length_px * direction(np.linspace(t - tau, t + tau, _ARC_STEPS))
-            ov.sectors.append((float(tau), np.vstack([o, arc, o])))
-    ov.pred_rays = [(m, np.stack([o, o + length_px * direction(v)])) for m, v in model_answers(qi, results)]
 
 
 def heading_vector(deg) -> np.ndarray:
@@ -246,26 +239,9 @@ def _wedge(W, c2w, centre_deg: float, half: float, length: float) -> np.ndarray:
     return geo.world_to_pixel(W, np.vstack([o, arc, o]))
 
 
-def _circle(W, c2w, radius: float) -> np.ndarray:
-    return geo.world_to_pixel(W, geo.camera_center(c2w)[:2] + radius * _unit_circle())
-
-
 # ------------------------------------------------------------------------ 3D
 # Box edges as corner index pairs (corner bit i = +half size on axis i).
 BOX_EDGES = np.array([[a, a | (1 << i)] for a in range(8) for i in range(3) if not a >> i & 1])
-
-
-@dataclass
-class SceneOverlay3D:
-    """World-space lines and points for the 3D view."""
-    trajectory: np.ndarray | None = None           # (N, 3) camera centres, NaN where invalid
-    video_frustums: np.ndarray | None = None       # (N, 5, 3) apex + 4 image corners per frame
-    query_frustum: np.ndarray | None = None        # (5, 3)
-    target_edges: np.ndarray | None = None         # (12, 2, 3)
-    target_center: np.ndarray | None = None        # (3,)
-    truth_ray: np.ndarray | None = None            # (2, 3)
-    pred_rays: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def frustum_lines(frustum: np.ndarray) -> np.ndarray:
@@ -284,32 +260,79 @@ def _frustums(c2w, intrinsics, depth: float) -> np.ndarray:
     return np.concatenate([apex, corners], axis=-2)
 
 
-def scene_overlay_3d(question: Question, qi: int, results: list[ModelResult],
-                     g: QuestionGeometry, frustum_depth: float = 0.4) -> SceneOverlay3D:
-    ov = SceneOverlay3D()
+@dataclass
+class SceneContext:
+    """What an answer kind needs to draw one question's truth and answers in the room (world metres)."""
+    overlay: Overlay
+    question: Question
+    answers: list[tuple[int, object]]
+    truth: object
+    viewpoint_pose: np.ndarray | None = None
+    target_distance: float | None = None
+    topdown: object = None                 # the question's own map (TopdownMap), for map answers
+    floor_z: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def column(self):
+        return self.question.column
+
+    @property
+    def camera_center(self) -> np.ndarray:
+        return geo.camera_center(self.viewpoint_pose)
+
+    def note(self, text: str) -> None:
+        self.overlay.notes.append(text)
+
+    def ray(self, deg: float, length: float) -> np.ndarray:
+        o = geo.camera_center(self.viewpoint_pose)
+        d = world_direction(self.viewpoint_pose, deg)
+        return np.stack([o, o + length * np.array([d[0], d[1], 0.0])])
+
+    def answers_then_truth(self, z: int):
+        """(model or None, role, value, z) for each answer, then the truth drawn above them."""
+        out = [(m, pr.MODEL, v, z) for m, v in self.answers]
+        if self.truth is not None:
+            out.append((None, pr.TRUTH, self.truth, z + 1))
+        return out
+
+
+def scene_overlay_3d(question: Question, qi: int, results: list[ModelResult], g: QuestionGeometry,
+                     frustum_depth: float = 0.4, floor_z: float | None = None) -> Overlay:
+    """The question in the room: path, frustums, target box, and the kind's truth and answers.
+
+    `floor_z` is where answers standing on the floor (map points) are drawn; by
+    default the lowest box of the scene's objects.
+    """
+    ov = Overlay()
     if g.video is not None and len(g.video.poses):
-        ov.trajectory = geo.camera_center(g.video.poses)
-        ov.video_frustums = _frustums(g.video.poses, g.video.intrinsics, frustum_depth)
+        ov.add(pr.Polyline(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH, points=geo.camera_center(g.video.poses)),
+               pr.FrameFrustums(pr.CAMERA, None, (pr.L_TRAJECTORY,), pr.Z_PATH + 1,
+                                frustums=_frustums(g.video.poses, g.video.intrinsics, frustum_depth)))
     vp = g.viewpoint
     if vp is not None:
-        ov.query_frustum = _frustums(vp.pose, vp.intrinsics, frustum_depth * 1.5)
+        f = _frustums(vp.pose, vp.intrinsics, frustum_depth * 1.5)
+        ov.add(pr.Segments(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_FOV, segments=frustum_lines(f)),
+               pr.Marker(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_VIEW, at=f[0]))
+    target_distance = None
     if g.target is not None and g.target.bbox is not None:
         c = g.target.bbox.corners()
-        ov.target_edges = c[BOX_EDGES]
-        ov.target_center = g.target.bbox.center
-    if question.answer_type is AnswerType.ANGLE and question.column.key != "Ori":
-        if vp is None:
-            ov.notes.append("no viewpoint: direction rays cannot be drawn")
-            return ov
-        o = geo.camera_center(vp.pose)
-        length = 2.0
-        if ov.target_center is not None:
-            length = max(float(np.linalg.norm(ov.target_center[:2] - o[:2])), 0.5)
-
-        def ray(deg: float) -> np.ndarray:
-            d = world_direction(vp.pose, deg)
-            return np.stack([o, o + length * np.array([d[0], d[1], 0.0])])
-        if question.truth.ok:
-            ov.truth_ray = ray(float(question.truth.value))
-        ov.pred_rays = [(m, ray(v)) for m, v in model_answers(qi, results)]
+        ov.add(pr.Segments(pr.TARGET, None, (pr.L_TARGET,), pr.Z_TARGET, segments=c[BOX_EDGES]))
+        if vp is not None:
+            target_distance = float(np.linalg.norm(g.target.bbox.center[:2] - geo.camera_center(vp.pose)[:2]))
+    if floor_z is None:
+        floor_z = _floor(g)
+    kind = question.kind
+    if kind is not None:
+        truth = question.truth.value if question.truth.ok else None
+        kind.scene_overlay(SceneContext(ov, question, model_answers(qi, results), truth,
+                                        None if vp is None else vp.pose, target_distance, g.topdown, floor_z))
     return ov
+
+
+def _floor(g: QuestionGeometry) -> float:
+    """The lowest point of the scene's object boxes (0 when there are none)."""
+    if g.scene is None:
+        return 0.0
+    lows = [float(i.bbox.corners()[:, 2].min()) for i in g.scene.instances.values() if i.bbox is not None]
+    return min(lows) if lows else 0.0

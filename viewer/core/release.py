@@ -16,10 +16,11 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .answers import Parsed, parse_ground_truth
+from .answers import Parsed
 from .diagnostics import Diagnostics, UserError
+from .kinds import AnswerKind
 from .media import MediaIndex, MediaRef
-from .tasks import COLUMNS, UNKNOWN_COLUMN, AnswerType, Column, column_index
+from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
 from .textio import no_gc, parse_json_document, read_json_lines, read_text
 from .uid import parse_uid
 
@@ -51,9 +52,9 @@ class Question:
         return None if self.column_index == UNKNOWN_COLUMN else COLUMNS[self.column_index]
 
     @property
-    def answer_type(self) -> AnswerType | None:
+    def kind(self) -> AnswerKind | None:
         c = self.column
-        return c.answer_type if c else None
+        return c.kind if c else None
 
     @property
     def n_options(self) -> int:
@@ -77,7 +78,7 @@ class Question:
 
     def image_role(self, i: int) -> str:
         """'option', 'map' or 'view' for image i, from the text that introduces it."""
-        if self.answer_type is AnswerType.CHOICE:
+        if self.kind is not None and self.kind.picks_an_option:
             return "option"
         offset = 1 if self.video else 0
         k = i + offset
@@ -130,13 +131,22 @@ class Release:
     scene_of: list[str]                         # per question
     # Columnar per-question data for vectorised work; NaN where the truth does not parse.
     column: np.ndarray                          # index into tasks.COLUMNS, -1 = unknown task
-    truth_value: np.ndarray                     # angle, distance or option index
-    truth_point: np.ndarray                     # (n, 2) normalised map point
+    truth: np.ndarray                           # (n, kinds.WIDTH) parsed truth, stored as its kind packs it
     n_options: np.ndarray                       # option count of choice questions
     missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
 
     def __len__(self) -> int:
         return len(self.uids)
+
+    @property
+    def truth_value(self) -> np.ndarray:
+        """The truth of one-number kinds (NaN on map points), for the audit's model checks."""
+        return np.where(np.isnan(self.truth[:, 1]), self.truth[:, 0], np.nan)
+
+    @property
+    def truth_point(self) -> np.ndarray:
+        """The truth of map points (NaN elsewhere), for the audit's model checks."""
+        return np.where(np.isnan(self.truth[:, 1:]), np.nan, self.truth)
 
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)
@@ -216,8 +226,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
     scene_of = [r["scene"] if type(r.get("scene")) is str else "" for r in records]
     nan = float("nan")
     column = [UNKNOWN_COLUMN] * n
-    value = [nan] * n
-    px, py = [nan] * n, [nan] * n
+    tx, ty = [nan] * n, [nan] * n
     n_options = [4] * n
     col_of_task: dict[str, int] = {}
     truth_cache: dict[tuple, Parsed] = {}
@@ -239,22 +248,21 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         key = (c, k, answer) if isinstance(answer, (str, int, float)) else None
         p = truth_cache.get(key) if key is not None else None
         if p is None:
-            p = parse_ground_truth(answer, COLUMNS[c].answer_type, k)
+            p = COLUMNS[c].kind.parse_truth(answer, k)
             if key is not None:
                 truth_cache[key] = p
         if p.status != "ok":
             bad_truth.append(i)
         elif type(p.value) is tuple:
-            px[i], py[i] = p.value
+            tx[i], ty[i] = p.value
         else:
-            value[i] = p.value
+            tx[i] = p.value
     column = np.array(column, np.int16)
-    value = np.array(value, float)
-    point = np.column_stack([np.array(px, float), np.array(py, float)]).reshape(n, 2)
+    truth = np.column_stack([np.array(tx, float), np.array(ty, float)]).reshape(n, 2)
     n_options = np.array(n_options, np.int16)
 
     release = Release(root_dir, QuestionList(records, where, base_dirs, media), diags, layout,
-                      index, uids, scene_of, column, value, point, n_options,
+                      index, uids, scene_of, column, truth, n_options,
                       _check_media(records, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
     return release
@@ -341,8 +349,7 @@ def _question(rec: dict, source: str, line: int | None, base_dir: str, media: Me
             entries.sort(key=lambda im: im["index"])
         images = [media.resolve(im.get("copied_path", ""), base_dir) for im in entries]
     answer = rec.get("answer")
-    truth = (parse_ground_truth(answer, column.answer_type, len(images) or 4) if column
-             else Parsed(None, "unknown_task"))
+    truth = column.kind.parse_truth(answer, len(images) or 4) if column else Parsed(None, "unknown_task")
     meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
     parts = parse_uid(uid, task, bool(column and column.has_target))
     scene = rec.get("scene") if isinstance(rec.get("scene"), str) else (parts.scene or "")
@@ -373,7 +380,7 @@ def _report(release: Release, unknown_tasks: dict[str, int], bad_truth: list[int
     for i in bad_truth[:REPORT_LIMIT]:
         q = release.questions[i]
         d.error(f"question {q.uid!r}: ground truth {q.answer_raw!r} is not a valid "
-                f"{q.column.answer_type.value} answer ({q.truth.status})", q.source, q.line)
+                f"{q.column.kind_name} answer ({q.truth.status})", q.source, q.line)
     if len(bad_truth) > REPORT_LIMIT:
         d.error(f"... and {len(bad_truth) - REPORT_LIMIT} more questions with invalid ground truth",
                 release.root)

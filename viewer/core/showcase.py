@@ -14,20 +14,12 @@ import re
 from dataclasses import dataclass
 
 from .answers import MISSING, OK
-from .browse import answer_text, parsed_value, truth_text
+from .browse import answer_text, truth_text
 from .diagnostics import UserError
+from .kinds import AnswerKind
 from .release import Question, Release
 from .session import Session
-from .tasks import AnswerType
 
-# How the answer is read, in one line under the question (the prompts spell it out at length).
-CONVENTIONS = {
-    "angle": "0° = straight ahead, left turns positive, in [−180°, 180°]",
-    "Ori": "0° = up on the map, counter-clockwise positive, in [−180°, 180°]",
-    "distance": "metres from you to the object",
-    "point": "(x, y) on the top-down map, both in 0..999, y down",
-    "choice": "one option letter",
-}
 _CLOSE_MATCHES = 5
 _TRAILING_OPTION = re.compile(r"\s*\n?\s*[A-H][.:)]\s*$")
 
@@ -59,8 +51,8 @@ class QuestionStory:
     answers: list[ModelAnswer]
 
     @property
-    def answer_type(self) -> AnswerType | None:
-        return self.question.answer_type
+    def kind(self) -> AnswerKind | None:
+        return self.question.kind
 
     @property
     def uid(self) -> str:
@@ -112,12 +104,7 @@ def question_sentence(q: Question) -> tuple[str, str]:
 
 
 def convention(q: Question) -> str:
-    at = q.answer_type
-    if at is None:
-        return ""
-    if at is AnswerType.ANGLE and q.column.key == "Ori":
-        return CONVENTIONS["Ori"]
-    return CONVENTIONS[at.value]
+    return q.kind.convention_for(q.column) if q.kind is not None else ""
 
 
 def build_story(session: Session, qi: int, models: list[int] | None = None) -> QuestionStory:
@@ -131,7 +118,7 @@ def build_story(session: Session, qi: int, models: list[int] | None = None) -> Q
         s = float(r.score[qi])
         answers.append(ModelAnswer(m, r.model, answer_text(r, release, qi),
                                    None if math.isnan(s) else s, str(r.status[qi]),
-                                   parsed_value(r, release, qi)))
+                                   r.parsed(release, qi)))
     return QuestionStory(qi, q, col.key if col else "?", col.title if col else q.task,
                          sentence, prompt, convention(q), truth_text(release, qi), answers)
 

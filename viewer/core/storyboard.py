@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tasks import AnswerType, column_keys
+from .kinds import AnswerKind
+from .tasks import column_keys
 
 QUESTION, VIDEO, ANSWER, TRUTH = "question", "video", "answer", "truth"
 TALK_STAGES = (QUESTION, VIDEO, ANSWER, TRUTH)       # presentation mode, arrow keys
@@ -34,11 +35,17 @@ class Layers:
     answers: bool = True         # models' answers
     truth: bool = True           # ground truth and its tolerance bands
 
+    def visible(self) -> frozenset[str]:
+        """The primitive layers (`primitives.L_*`) these flags show."""
+        flags = {"trajectory": self.trajectory, "viewpoint": self.viewpoint, "target": self.target,
+                 "answers": self.answers, "truth": self.truth}
+        return frozenset(name for name, on in flags.items() if on)
+
 
 EVERYTHING = Layers()
 
 
-def layers_at(key: str | None, answer_type: AnswerType | None, stage: str,
+def layers_at(key: str | None, kind: AnswerKind | None, stage: str,
               frame: int | None = None) -> Layers:
     """What may be shown at `stage` without giving the answer away before TRUTH."""
     if stage not in TALK_STAGES:
@@ -50,7 +57,7 @@ def layers_at(key: str | None, answer_type: AnswerType | None, stage: str,
     if stage == VIDEO:
         return Layers(trajectory=True, path_until=frame, marker=frame, viewpoint=False,
                       target=False, answers=False, truth=False)
-    return Layers(trajectory=stage != QUESTION or answer_type is AnswerType.CHOICE,
+    return Layers(trajectory=stage != QUESTION or (kind is not None and kind.path_gives_nothing_away),
                   marker=None, viewpoint=viewpoint, target=target,
                   answers=stage in (ANSWER, TRUTH), truth=stage == TRUTH)
 

@@ -6,51 +6,52 @@ column is reported by the loader and kept out of the leaderboard.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
+from .kinds import AnswerKind, get_kind
 
-class AnswerType(str, Enum):
-    ANGLE = "angle"
-    DISTANCE = "distance"
-    POINT = "point"
-    CHOICE = "choice"
+EGOCENTRIC, MAP_HEADING = "egocentric", "map"
 
 
 @dataclass(frozen=True)
 class Column:
     key: str           # Table 1 column, e.g. "ED_v"
     task: str          # canonical task name
-    answer_type: AnswerType
+    kind_name: str     # its answer kind, by registered name (viewer.core.kinds)
     title: str         # human label for tables and figures
     has_target: bool   # the question is about an object instance
     has_view: bool     # the question has a current view (a query viewpoint)
     on_map: bool       # the answer is placed on the top-down map
+    frame: str = EGOCENTRIC  # angles: measured from the view's forward (egocentric) or from map up (map)
+
+    @property
+    def kind(self) -> AnswerKind:
+        return get_kind(self.kind_name)
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("ED_v", "Object_Localization_Egocentric_Direction_visual", AnswerType.ANGLE,
+    Column("ED_v", "Object_Localization_Egocentric_Direction_visual", "angle",
            "Egocentric direction (visual)", True, True, False),
-    Column("EDist_v", "Object_Localization_Egocentric_Distance_visual", AnswerType.DISTANCE,
+    Column("EDist_v", "Object_Localization_Egocentric_Distance_visual", "distance",
            "Egocentric distance (visual)", True, True, False),
-    Column("GP_v", "Object_Localization_Global_Position_visual", AnswerType.POINT,
+    Column("GP_v", "Object_Localization_Global_Position_visual", "point",
            "Global position (visual)", True, False, True),
-    Column("ED_s", "Object_Localization_Egocentric_Direction_semantic", AnswerType.ANGLE,
+    Column("ED_s", "Object_Localization_Egocentric_Direction_semantic", "angle",
            "Egocentric direction (semantic)", True, True, False),
-    Column("EDist_s", "Object_Localization_Egocentric_Distance_semantic", AnswerType.DISTANCE,
+    Column("EDist_s", "Object_Localization_Egocentric_Distance_semantic", "distance",
            "Egocentric distance (semantic)", True, True, False),
-    Column("GP_s", "Object_Localization_Global_Position_semantic", AnswerType.POINT,
+    Column("GP_s", "Object_Localization_Global_Position_semantic", "point",
            "Global position (semantic)", True, False, True),
-    Column("Pos", "Self_Localization_Global_Position", AnswerType.POINT,
+    Column("Pos", "Self_Localization_Global_Position", "point",
            "Self position", False, True, True),
-    Column("Ori", "Self_Localization_Global_Orientation", AnswerType.ANGLE,
-           "Self orientation", False, True, True),
-    Column("TDS_E", "Global_Structure_Understanding_Topdown_Selection_Easy", AnswerType.CHOICE,
+    Column("Ori", "Self_Localization_Global_Orientation", "angle",
+           "Self orientation", False, True, True, frame=MAP_HEADING),
+    Column("TDS_E", "Global_Structure_Understanding_Topdown_Selection_Easy", "choice",
            "Top-down selection (easy)", False, False, False),
-    Column("TDS_M", "Global_Structure_Understanding_Topdown_Selection_Medium", AnswerType.CHOICE,
+    Column("TDS_M", "Global_Structure_Understanding_Topdown_Selection_Medium", "choice",
            "Top-down selection (medium)", False, False, False),
-    Column("TDS_H", "Global_Structure_Understanding_Topdown_Selection_Hard", AnswerType.CHOICE,
+    Column("TDS_H", "Global_Structure_Understanding_Topdown_Selection_Hard", "choice",
            "Top-down selection (hard)", False, False, False),
-    Column("Traj", "Global_Structure_Understanding_Trajection_Selection", AnswerType.CHOICE,
+    Column("Traj", "Global_Structure_Understanding_Trajection_Selection", "choice",
            "Trajectory selection", False, False, False),
 )
 
@@ -80,12 +81,13 @@ def is_semantic(column: Column) -> bool:
     return column.key.endswith("_s")
 
 
-def column_keys(answer_type: AnswerType | None = None, *, has_target: bool | None = None,
+def column_keys(kind: str | None = None, *, has_target: bool | None = None,
                 has_view: bool | None = None, on_map: bool | None = None,
-                semantic: bool | None = None) -> frozenset[str]:
+                semantic: bool | None = None, frame: str | None = None) -> frozenset[str]:
     """Keys of the columns matching every condition given, e.g. the angle questions with a view."""
     return frozenset(c.key for c in COLUMNS
-                     if (answer_type is None or c.answer_type is answer_type)
+                     if (kind is None or c.kind_name == kind)
+                     and (frame is None or c.frame == frame)
                      and (has_target is None or c.has_target == has_target)
                      and (has_view is None or c.has_view == has_view)
                      and (on_map is None or c.on_map == on_map)

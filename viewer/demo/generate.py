@@ -27,7 +27,7 @@ from viewer import __version__
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import recompute_ground_truth
 from viewer.core.scene import link_question, load_scene
-from viewer.core.tasks import COLUMN_BY_KEY, COLUMN_KEYS, AnswerType, Column
+from viewer.core.tasks import COLUMN_BY_KEY, COLUMN_KEYS, Column
 
 from . import models
 from .drawing import write_image
@@ -151,9 +151,9 @@ def _answer(planned: list[Planned], s: BuiltScene, root: Path) -> None:
         if r.value is None:
             raise RuntimeError(f"{p.record['uid']}: no ground truth from the geometry ({r.reason})")
         _cross_check(p, s, r.value)
-        if column.answer_type is AnswerType.POINT:
+        if column.kind_name == "point":
             p.record["answer"] = f"<point>{r.value[0]} {r.value[1]}</point>"
-        elif column.answer_type is AnswerType.DISTANCE:
+        elif column.kind_name == "distance":
             p.record["answer"] = float(r.value)
         else:
             p.record["answer"] = str(int(r.value))

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewer.core.answers import parse_ground_truth
-from viewer.core.tasks import AnswerType, column_for_task
+from viewer.core.tasks import column_for_task
 
 PROFILES = {
     "noisy-expert": ("angles N(0, 12 deg), distances x(1 +- 12 %), points N(0, 45), 85 % of choices right; "
@@ -36,10 +35,10 @@ _DISTANCE_STYLES = ("{v:.1f}", "About {v:.1f} m", "{v:.1f} meters", "Approximate
 _POINT_STYLES = ("<point>{x} {y}</point>", "The location is <point>{x} {y}</point>.", "({x}, {y})")
 _CHOICE_STYLES = ("{L}", "Answer: {L}", "The answer is {L}.", "({L})")
 _REFUSALS = {
-    AnswerType.ANGLE: ("It is somewhere to my left, behind the sofa.", "Hard to say from this view."),
-    AnswerType.DISTANCE: ("Quite far away.", "Not sure, the object is out of view."),
-    AnswerType.POINT: ("Near the kitchen, close to the wall.", "Somewhere in the middle of the apartment."),
-    AnswerType.CHOICE: ("Cannot determine from the video.", "None of them match the video."),
+    "angle": ("It is somewhere to my left, behind the sofa.", "Hard to say from this view."),
+    "distance": ("Quite far away.", "Not sure, the object is out of view."),
+    "point": ("Near the kitchen, close to the wall.", "Somewhere in the middle of the apartment."),
+    "choice": ("Cannot determine from the video.", "None of them match the video."),
 }
 
 
@@ -53,23 +52,24 @@ def _style(rng: np.random.Generator, styles) -> str:
 
 def answer(model: str, record: dict, rng: np.random.Generator) -> str:
     """The raw text `model` answers to one question record."""
-    at = column_for_task(record["task"]).answer_type
+    column = column_for_task(record["task"])
+    at = column.kind_name
     n_options = len(record["images"]) or 4
     if rng.random() < UNPARSEABLE_RATE[model]:
         return _style(rng, _REFUSALS[at])
-    truth = parse_ground_truth(record["answer"], at, n_options).value
+    truth = column.kind.parse_truth(record["answer"], n_options).value
     expert, flipper = model == "noisy-expert", model == "sign-flipper"
-    if at is AnswerType.ANGLE:
+    if at == "angle":
         if expert or flipper:
             v = _wrap(truth + rng.normal(0, 12))
             v = -v if flipper else v
         else:
             v = rng.uniform(-180, 180)
         return _style(rng, _ANGLE_STYLES).format(v=int(round(v)))
-    if at is AnswerType.DISTANCE:
+    if at == "distance":
         v = truth * max(0.2, 1 + rng.normal(0, 0.12)) if (expert or flipper) else rng.uniform(0.5, 12)
         return _style(rng, _DISTANCE_STYLES).format(v=v)
-    if at is AnswerType.POINT:
+    if at == "point":
         if expert or flipper:
             x, y = np.asarray(truth, float) + rng.normal(0, 45, 2)
             x = 999 - x if flipper else x

@@ -14,11 +14,11 @@ from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QImage, QPainter
 
 from ..core.diagnostics import UserError
+from ..core.overlays import scene_overlay_3d
 from ..core.scene import SceneLibrary
 from ..core.session import Session
 from ..core.showcase import QuestionStory, build_story
 from ..core.storyboard import EVERYTHING, best_frame, strip_frames
-from ..core.tasks import AnswerType
 from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
@@ -55,7 +55,7 @@ class Subject:
 
     @property
     def is_choice(self) -> bool:
-        return self.story.answer_type is AnswerType.CHOICE
+        return self.story.kind is not None and self.story.kind.picks_an_option
 
     def model_labels(self, scores: bool = True) -> dict[int, str]:
         return {a.index: f"{a.name}: {a.text}" + (f"  (score {a.score_text})" if scores else "")
@@ -111,7 +111,7 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
         img = s.map_q
         aspect = img.height() / img.width() if img is not None else 0.8
         body_h = inner * aspect
-        entries += map_legend(s.media.overlay, EVERYTHING, None, {}, None)
+        entries += map_legend(s.media.overlay, EVERYTHING, None, {})
     leg_h = legend_height(entries, inner, theme)
     top = m + title_height(theme) + theme.font_px * 0.6
     height = int(top + q_h + theme.font_px * 0.6 + body_h + leg_h + theme.font_px * 0.8 + m)
@@ -167,7 +167,7 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
         c2 = inner - c1 - c3 - 2 * gap
         x2, x3 = m + c1 + gap, m + c1 + c2 + 2 * gap
         entries = map_legend(s.media.overlay, EVERYTHING, "ground truth",
-                             {a.index: a.name for a in s.story.answers}, None)
+                             {a.index: a.name for a in s.story.answers})
         leg_h = legend_height(entries, c2, theme)
         if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
             paint_map(p, QRectF(x2, y, c2, body_h - leg_h - theme.font_px * 0.5), s.map_q, s.media.overlay, theme,
@@ -224,9 +224,9 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
                        g.viewpoint.pose if g.viewpoint is not None else None,
                        g.video.poses if g.video is not None else None, aspect=16 / 9)
     w_px = int(round(inner * pixels))
-    from ..render.still_camera import answer_marks_3d
-    marks = answer_marks_3d(s.story.question, s.qi, s.media.results_shown, g, float(mesh.bounds()[0][2]))
-    still = render_still(caster, s.media.overlay3d, pose, w_px, int(round(w_px * 9 / 16)), marks=marks)
+    # Answers standing on the floor stand on the mesh's floor.
+    overlay = scene_overlay_3d(s.story.question, s.qi, s.media.results_shown, g, floor_z=float(mesh.bounds()[0][2]))
+    still = render_still(caster, overlay, pose, w_px, int(round(w_px * 9 / 16)))
     image = rgb_to_qimage(still.image)
     entries = answer_legend(s.story) + still_legend(still, None, {})
     leg_h = legend_height(entries, inner, theme)

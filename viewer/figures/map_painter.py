@@ -1,6 +1,6 @@
 """A top-down map with a question's overlay, painted with QPainter, and its legend.
 
-Draws a `viewer.core.overlays.MapOverlay` (all coordinates in map pixels,
+Draws any `viewer.core.primitives.Overlay` (all coordinates in map pixels,
 computed by the core) scaled into any rectangle, showing only the layers a
 `viewer.core.storyboard.Layers` allows. Same symbols as the window's map
 view: green truth with its tolerance bands, one colour per model, the
@@ -17,7 +17,8 @@ import numpy as np
 from PyQt6.QtCore import QPointF, QRectF, Qt
 from PyQt6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath
 
-from ..core.overlays import MapOverlay
+from ..core import primitives as pr
+from ..core.primitives import Overlay
 from ..core.storyboard import EVERYTHING, Layers
 from . import theme as th
 from .canvas import draw_image, draw_marker, draw_text, pen, polygon
@@ -67,9 +68,9 @@ def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, hea
     p.drawPolygon(polygon([tip, base + 0.5 * head * left, base - 0.5 * head * left]))
 
 
-def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | None, theme: Theme,
+def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | None, theme: Theme,
               layers: Layers = EVERYTHING, message: str = "", mask: QRectF | None = None) -> QRectF:
-    """The map letterboxed in `rect` with the allowed layers of `ov`; returns the map's rect.
+    """The map letterboxed in `rect` with the primitives of `ov` that `layers` shows; returns the map's rect.
 
     SVG output ignores clipping, so a long ray or a wide distance circle would
     spill over the rest of the figure: `mask` (the whole figure) is then
@@ -80,64 +81,13 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | 
     if image is None or image.isNull() or ov is None:
         return where
     m = _Map(where, ov.width, ov.height)
-    lw = theme.w
     p.save()
     p.setClipRect(where)
-    if layers.trajectory and ov.trajectory is not None:
-        _trajectory(p, m, ov, layers, theme)
-    if layers.truth:
-        for tau, poly in ov.sectors:
-            c = QColor(th.TRUTH)
-            c.setAlpha(SECTOR_ALPHA.get(tau, 40))
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(QBrush(c))
-            p.drawPolygon(polygon(m.pts(poly)))
-    if layers.viewpoint and ov.fov_wedge is not None:
-        c = QColor(th.VIEWPOINT)
-        c.setAlpha(55)
-        p.setPen(pen(th.VIEWPOINT, lw(1.5)))
-        p.setBrush(QBrush(c))
-        p.drawPolygon(polygon(m.pts(ov.fov_wedge)))
-    if layers.target and ov.target_box is not None:
-        p.setPen(pen(th.TARGET, lw(3.0)))
-        p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawPolygon(polygon(m.pts(ov.target_box)))
-    if layers.truth:
-        _rings(p, m, ov, theme)
-        if ov.truth_circle is not None:
-            p.setPen(pen(th.TRUTH, lw(3.5)))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawPolyline(polygon(m.pts(ov.truth_circle)))
-    if layers.answers:
-        for k, poly in ov.pred_circles:
-            p.setPen(pen(th.model_color(k), lw(2.5), dash=True))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            pts = m.pts(poly)
-            p.drawPolyline(polygon(pts))
-            top = pts[np.argmin(pts[:, 1])]
-            draw_marker(p, th.model_shape(k), QPointF(*top), lw(6), th.model_color(k), QColor(0, 0, 0), lw(1.2))
-    head = lw(15)
-    if layers.truth and ov.truth_ray is not None:
-        a, b = m.pts(ov.truth_ray)
-        _arrow(p, QPointF(*a), QPointF(*b), th.TRUTH, lw(5), head * 1.2)
-    if layers.answers:
-        for k, seg in ov.pred_rays:
-            a, b = m.pts(seg)
-            _arrow(p, QPointF(*a), QPointF(*b), th.model_color(k), lw(3), head)
-            draw_marker(p, th.model_shape(k), QPointF(*b), lw(6), th.model_color(k), QColor(0, 0, 0), lw(1.2))
-    if layers.viewpoint and ov.viewpoint is not None:
-        draw_marker(p, "circle", m.pt(ov.viewpoint), lw(8), th.VIEWPOINT, QColor(255, 255, 255), lw(2))
-    if layers.answers:
-        if layers.truth and ov.truth_point is not None:
-            for k, pt in ov.pred_points:
-                p.setPen(pen(th.model_color(k), lw(2), dash=True))
-                p.drawLine(m.pt(pt), m.pt(ov.truth_point))
-        for k, pt in ov.pred_points:
-            draw_marker(p, th.model_shape(k), m.pt(pt), lw(9), th.model_color(k), QColor(0, 0, 0), lw(1.5))
-    if layers.truth and ov.truth_point is not None:
-        draw_marker(p, "star", m.pt(ov.truth_point), lw(15), th.TRUTH, QColor(255, 255, 255), lw(2))
-    if layers.marker is not None and ov.trajectory is not None:
-        _camera(p, m, ov, layers.marker, theme)
+    for item in ov.drawn(layers.visible()):
+        _DRAW[type(item)](p, m, item, theme, layers)
+    path = ov.path()
+    if layers.marker is not None and path is not None:
+        _camera(p, m, ov, path, layers.marker, theme)
     p.restore()
     if mask is not None:
         outside = QPainterPath()
@@ -148,8 +98,90 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: MapOverlay | 
     return where
 
 
-def _trajectory(p: QPainter, m: _Map, ov: MapOverlay, layers: Layers, theme: Theme) -> None:
-    xy = m.pts(ov.trajectory)
+def role_color(item) -> QColor:
+    """The colour of a primitive: its model's, or its role's."""
+    if item.role == pr.MODEL:
+        return th.model_color(item.model)
+    return {pr.TRUTH: th.TRUTH, pr.VIEWPOINT: th.VIEWPOINT, pr.TARGET: th.TARGET}.get(item.role, th.MARKER)
+
+
+def _sector(p: QPainter, m: _Map, item: pr.Sector, theme: Theme, layers: Layers) -> None:
+    c = QColor(role_color(item))
+    c.setAlpha(SECTOR_ALPHA.get(item.level, 40))
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QBrush(c))
+    p.drawPolygon(polygon(m.pts(item.points)))
+
+
+def _polygon(p: QPainter, m: _Map, item: pr.Polygon, theme: Theme, layers: Layers) -> None:
+    color = role_color(item)
+    if item.filled:
+        c = QColor(color)
+        c.setAlpha(55)
+        p.setPen(pen(color, theme.w(1.5)))
+        p.setBrush(QBrush(c))
+    else:
+        p.setPen(pen(color, theme.w(3.0)))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawPolygon(polygon(m.pts(item.points)))
+
+
+def _polyline(p: QPainter, m: _Map, item: pr.Polyline, theme: Theme, layers: Layers) -> None:
+    color = role_color(item)
+    lw = theme.w
+    pts = m.pts(item.points)
+    if len(pts) == 2:                  # a link between two points
+        p.setPen(pen(color, lw(2.0), dash=item.dashed))
+        p.drawLine(QPointF(*pts[0]), QPointF(*pts[1]))
+        return
+    p.setPen(pen(color, lw(3.5 if item.role == pr.TRUTH else 2.5), dash=item.dashed))
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawPolyline(polygon(pts))
+    if item.mark is not None and item.role == pr.MODEL:
+        at = pts[np.argmin(pts[:, 1])] if item.mark == "top" else pts[-1]
+        draw_marker(p, th.model_shape(item.model), QPointF(*at), lw(6), color, QColor(0, 0, 0), lw(1.2))
+
+
+def _arrow_item(p: QPainter, m: _Map, item: pr.Arrow, theme: Theme, layers: Layers) -> None:
+    a, b = m.pts(item.points)
+    head = theme.w(15)
+    if item.role == pr.MODEL:
+        color = role_color(item)
+        _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head)
+        draw_marker(p, th.model_shape(item.model), QPointF(*b), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
+    else:
+        _arrow(p, QPointF(*a), QPointF(*b), role_color(item), theme.w(5), head * 1.2)
+
+
+def _marker(p: QPainter, m: _Map, item: pr.Marker, theme: Theme, layers: Layers) -> None:
+    lw = theme.w
+    if item.role == pr.MODEL:
+        draw_marker(p, th.model_shape(item.model), m.pt(item.at), lw(9) * item.size, role_color(item),
+                    QColor(0, 0, 0), lw(1.5))
+    elif item.shape == "star":
+        draw_marker(p, "star", m.pt(item.at), lw(15) * item.size, role_color(item), QColor(255, 255, 255), lw(2))
+    else:
+        draw_marker(p, item.shape, m.pt(item.at), lw(8) * item.size, role_color(item), QColor(255, 255, 255),
+                    lw(2))
+
+
+def _ring(p: QPainter, m: _Map, item: pr.Ring, theme: Theme, layers: Layers) -> None:
+    font = theme.font(0.7)
+    pts = m.pts(item.points)
+    p.setPen(pen(QColor(0, 150, 70, 210), theme.w(1.4), dash=True))
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawPolyline(polygon(pts))
+    top = pts[np.argmin(pts[:, 1])]
+    fm = QFontMetricsF(font)
+    label = item.label
+    box = QRectF(top[0] - fm.horizontalAdvance(label) / 2 - 3, top[1] - fm.height() - 1,
+                 fm.horizontalAdvance(label) + 6, fm.height())
+    p.fillRect(box, QColor(255, 255, 255, 190))
+    draw_text(p, box, label, font, QColor(0, 110, 55), Qt.AlignmentFlag.AlignCenter, wrap=False)
+
+
+def _timed_path(p: QPainter, m: _Map, item: pr.TimedPath, theme: Theme, layers: Layers) -> None:
+    xy = m.pts(item.points)
     n = len(xy)
     end = n if layers.path_until is None else min(max(layers.path_until + 1, 0), n)
     ok = np.isfinite(xy).all(axis=1)
@@ -171,77 +203,57 @@ def _trajectory(p: QPainter, m: _Map, ov: MapOverlay, layers: Layers, theme: The
             p.drawEllipse(QPointF(*xy[i]), r, r)
 
 
-def _camera(p: QPainter, m: _Map, ov: MapOverlay, k: int, theme: Theme) -> None:
-    k = min(max(int(k), 0), len(ov.trajectory) - 1)
-    pos = ov.trajectory[k]
+# How each primitive type is painted; a new type is one function and one entry here.
+_DRAW = {pr.Sector: _sector, pr.Polygon: _polygon, pr.Polyline: _polyline, pr.Arrow: _arrow_item,
+         pr.Marker: _marker, pr.Ring: _ring, pr.TimedPath: _timed_path}
+
+
+def _camera(p: QPainter, m: _Map, ov: Overlay, path: pr.TimedPath, k: int, theme: Theme) -> None:
+    k = min(max(int(k), 0), len(path.points) - 1)
+    pos = path.points[k]
     if not np.isfinite(pos).all():
         return
     c = m.pt(pos)
-    if ov.trajectory_heading is not None and np.isfinite(ov.trajectory_heading[k]).all():
-        tip = pos + 0.06 * math.hypot(ov.width, ov.height) * ov.trajectory_heading[k]
+    if path.heading is not None and np.isfinite(path.heading[k]).all():
+        tip = pos + 0.06 * math.hypot(ov.width, ov.height) * path.heading[k]
         _arrow(p, c, m.pt(tip), QColor(255, 255, 255), theme.w(3), theme.w(11))
     draw_marker(p, "square", c, theme.w(7), th.MARKER, QColor(0, 0, 0), theme.w(1.5))
 
 
-def _rings(p: QPainter, m: _Map, ov: MapOverlay, theme: Theme) -> None:
-    font = theme.font(0.7)
-    for tau, ring in ov.rings:
-        pts = m.pts(ring)
-        p.setPen(pen(QColor(0, 150, 70, 210), theme.w(1.4), dash=True))
-        p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawPolyline(polygon(pts))
-        top = pts[np.argmin(pts[:, 1])]
-        fm = QFontMetricsF(font)
-        label = f"{tau:g}"
-        box = QRectF(top[0] - fm.horizontalAdvance(label) / 2 - 3, top[1] - fm.height() - 1,
-                     fm.horizontalAdvance(label) + 6, fm.height())
-        p.fillRect(box, QColor(255, 255, 255, 190))
-        draw_text(p, box, label, font, QColor(0, 110, 55), Qt.AlignmentFlag.AlignCenter, wrap=False)
-
-
 # ------------------------------------------------------------------ legend
-TRUTH_SYMBOL = {"angle": "truth-ray", "distance": "truth-line", "point": "truth-star", "choice": "truth-star"}
-
-
 def answer_legend(story, truth: bool = True, scores: bool = True) -> list[LegendEntry]:
     """The truth and every chosen model's answer (also those that cannot be drawn), as legend entries."""
     out = []
-    at = story.answer_type.value if story.answer_type is not None else "choice"
     if truth:
-        out.append(LegendEntry(TRUTH_SYMBOL[at], th.TRUTH, f"ground truth: {story.truth}"))
+        symbol = story.kind.truth_symbol if story.kind is not None else "truth-star"
+        out.append(LegendEntry(symbol, th.TRUTH, f"ground truth: {story.truth}"))
     out += [LegendEntry("model", th.model_color(a.index),
                         f"{a.name}: {a.text}" + (f" ({a.score_text})" if scores else ""), th.model_shape(a.index))
             for a in story.answers]
     return out
 
 
-def map_legend(ov: MapOverlay | None, layers: Layers, truth_label: str | None,
-               model_labels: dict[int, str], answer_type: str | None) -> list[LegendEntry]:
+_LEGEND_COLOR = {"band": th.TRUTH, "ring": th.TRUTH, "view": th.VIEWPOINT, "target": th.TARGET}
+
+
+def map_legend(ov: Overlay | None, layers: Layers, truth_label: str | None,
+               model_labels: dict[int, str]) -> list[LegendEntry]:
     """Entries for what `paint_map` draws with these layers (models: index -> label;
     no truth entry when `truth_label` is None)."""
     out: list[LegendEntry] = []
     if ov is None:
         return out
-    if truth_label is not None and layers.truth and (
-            ov.truth_point is not None or ov.truth_ray is not None or ov.truth_circle is not None):
-        kind = "truth-star" if ov.truth_point is not None else \
-            "truth-ray" if ov.truth_ray is not None else "truth-line"
-        out.append(LegendEntry(kind, th.TRUTH, truth_label))
+    items = ov.legend_items(layers.visible())
+    truths = [e for e in items if e.kind.startswith("truth-")]
+    if truth_label is not None and truths:
+        out.append(LegendEntry(truths[0].kind, th.TRUTH, truth_label))
     if layers.answers:
-        drawn = {k for k, _ in ov.pred_points} | {k for k, _ in ov.pred_rays} | {k for k, _ in ov.pred_circles}
+        drawn = ov.models_drawn()
         out += [LegendEntry("model", th.model_color(k), label, th.model_shape(k))
                 for k, label in model_labels.items() if k in drawn]
-    if layers.truth and ov.sectors:
-        out.append(LegendEntry("band", th.TRUTH, "within 15° / 30° / 45°"))
-    if layers.truth and ov.rings:
-        out.append(LegendEntry("ring", th.TRUTH, "100 … 300 units from the truth"))
-    if layers.viewpoint and ov.viewpoint is not None:
-        out.append(LegendEntry("view", th.VIEWPOINT, "current view"))
-    if layers.target and ov.target_box is not None:
-        out.append(LegendEntry("target", th.TARGET, "target"))
-    if layers.trajectory and ov.trajectory is not None:
-        out.append(LegendEntry("path", th.viridis(0.5), "video path (dark → light: time)"))
-    if layers.marker is not None and ov.trajectory is not None:
+    out += [LegendEntry(e.kind, th.viridis(0.5) if e.kind == "path" else _LEGEND_COLOR.get(e.kind, th.TRUTH), e.text)
+            for e in items if not e.kind.startswith("truth-")]
+    if layers.marker is not None and ov.path() is not None:
         out.append(LegendEntry("marker", th.MARKER, "video camera now"))
     return out
 

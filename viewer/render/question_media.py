@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import UserError
-from ..core.overlays import MapOverlay, SceneOverlay3D, published_map_overlay, scene_map_overlay, scene_overlay_3d
+from ..core.overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
+from ..core.primitives import Overlay
 from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
-from ..core.tasks import AnswerType
 from .frame_source import FrameSource, open_frames
 from .scene_assets import SceneAssets
 from .video import import_cv2
@@ -26,7 +26,7 @@ from .video import import_cv2
 class QuestionMedia:
     geometry: QuestionGeometry | None
     map_image: np.ndarray | None = None          # (h, w, 3) RGB
-    overlay: MapOverlay | None = None
+    overlay: Overlay | None = None         # on the map, in its pixels
     map_note: str = ""
     view_image: np.ndarray | None = None
     view_note: str = ""
@@ -34,7 +34,7 @@ class QuestionMedia:
     option_notes: list[str] = field(default_factory=list)
     frames: FrameSource | None = None
     frames_note: str = ""
-    overlay3d: SceneOverlay3D | None = None
+    overlay3d: Overlay | None = None       # in the room, in metres
     results_shown: list = field(default_factory=list)   # session.results, unchosen models hidden
 
     def close(self) -> None:
@@ -72,7 +72,7 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
     media = QuestionMedia(g)
     media.results_shown = _only(results, models)
 
-    if q.answer_type is AnswerType.CHOICE:
+    if q.kind is not None and q.kind.picks_an_option:
         for k, im in enumerate(q.images):
             img, note = _ref_image(im, f"option {chr(65 + k)}")
             media.options.append(img)
@@ -98,7 +98,7 @@ class _Hidden:
     def __init__(self, r):
         self.model = r.model
         self.status = np.full(len(r.status), "missing", dtype=object)
-        self.point, self.value = r.point, r.value
+        self.answer = r.answer
 
 
 def _only(results, models):
@@ -136,7 +136,7 @@ def _map(media: QuestionMedia, session, qi, q, g, assets: SceneAssets, results) 
             media.map_image = img
             if g is not None:
                 media.overlay = scene_map_overlay(q, qi, results, g, w, h)
-            elif q.answer_type is AnswerType.POINT:
+            else:
                 media.overlay = published_map_overlay(q, qi, results, w, h)
             return
         media.map_note = note

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import primitives as pr
 from ..core.diagnostics import UserError
-from ..core.overlays import SceneOverlay3D, frustum_lines
+from ..core.primitives import Overlay
 
 NEAR = 0.05
 CAMERAS = ("overview", "query", "frame:K")
@@ -101,7 +102,7 @@ def polyline_segments(points: np.ndarray) -> np.ndarray:
     return np.stack([p[:-1], p[1:]], axis=1) if len(p) > 1 else np.zeros((0, 2, 3))
 
 
-def choose_pose(camera: str, overlay: SceneOverlay3D, bounds, viewpoint_pose=None, video_poses=None,
+def choose_pose(camera: str, overlay: Overlay, bounds, viewpoint_pose=None, video_poses=None,
                 aspect: float = 16 / 9) -> np.ndarray:
     """The camera named by `camera` ("overview", "query" or "frame:K"); UserError when it cannot be."""
     lo, hi = bounds
@@ -139,57 +140,26 @@ def _brighten(color: np.ndarray, depth: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def answer_marks_3d(question, qi: int, results, geometry, floor_z: float) -> list[tuple[object, np.ndarray]]:
-    """World segments (S, 2, 3) for answers the 3D overlay has no rays for: distances as circles
-    around the current view at its height, map points as poles standing on the floor."""
-    from ..core import geometry as geo
-    from ..core.overlays import model_answers
-    from ..core.tasks import AnswerType
-    at = question.answer_type
-    marks: list[tuple[object, np.ndarray]] = []
-    answers = [(("model", m), v) for m, v in model_answers(qi, results)]
-    if question.truth.ok:
-        answers.append(("truth", question.truth.value))
-    if at is AnswerType.DISTANCE and geometry.viewpoint is not None:
-        c = geo.camera_center(geometry.viewpoint.pose)
-        t = np.linspace(0, 2 * np.pi, 73)
-        for name, r in answers:
-            if np.isfinite(r) and r >= 0:
-                ring = np.stack([c[0] + r * np.cos(t), c[1] + r * np.sin(t), np.full_like(t, c[2])], axis=1)
-                marks.append((name, polyline_segments(ring)))
-    elif at is AnswerType.POINT:
-        tmap = geometry.topdown
-        if tmap is None or tmap.world_to_pixel is None or not tmap.width:
-            return marks
-        for name, pt in answers:
-            x, y = geo.pixel_to_world(tmap.world_to_pixel,
-                                      geo.normalised_to_pixel(np.asarray(pt, float), tmap.width, tmap.height))
-            t = np.linspace(0, 2 * np.pi, 25)
-            ring = np.stack([x + 0.25 * np.cos(t), y + 0.25 * np.sin(t), np.full_like(t, floor_z + 0.02)], axis=1)
-            pole = np.array([[[x, y, floor_z], [x, y, floor_z + 1.4]]])
-            marks.append((name, np.concatenate([polyline_segments(ring), pole])))
-    return marks
-
-
-def render_still(raycaster, overlay: SceneOverlay3D, pose: np.ndarray, width: int, height: int,
-                 hfov_deg: float = 60.0, marks: list[tuple[object, np.ndarray]] = ()) -> Still:
+def render_still(raycaster, overlay: Overlay, pose: np.ndarray, width: int, height: int,
+                 hfov_deg: float = 60.0) -> Still:
+    """The ray-cast view from `pose` with every 3D line of `overlay` projected into it, bottom first."""
     intr = intrinsics_for(width, height, hfov_deg)
     view = raycaster.render_view(pose, intr)
     still = Still(_brighten(view.color, view.depth), pose, intr)
-    if overlay.trajectory is not None:
-        still.lines.append(("trajectory", project_segments(pose, intr, polyline_segments(overlay.trajectory))))
-    if overlay.query_frustum is not None:
-        still.lines.append(("query", project_segments(pose, intr, frustum_lines(overlay.query_frustum))))
-    if overlay.target_edges is not None:
-        still.lines.append(("target", project_segments(pose, intr, overlay.target_edges)))
-    for m, ray in overlay.pred_rays:
-        still.lines.append((("model", m), project_segments(pose, intr, ray[None])))
-    if overlay.truth_ray is not None:
-        still.lines.append(("truth", project_segments(pose, intr, overlay.truth_ray[None])))
-    for name, segments in marks:
-        still.lines.append((name, project_segments(pose, intr, segments)))
-    if overlay.query_frustum is not None:
-        apex = _to_camera(pose, overlay.query_frustum[0])
+    for item in overlay.drawn():
+        name = ("model", item.model) if item.role == pr.MODEL else _LINE_NAMES.get(item.role)
+        if isinstance(item, pr.Polyline):
+            still.lines.append((name, project_segments(pose, intr, polyline_segments(item.points))))
+        elif isinstance(item, pr.Arrow):
+            still.lines.append((name, project_segments(pose, intr, np.asarray(item.points)[None])))
+        elif isinstance(item, pr.Segments):
+            still.lines.append((name, project_segments(pose, intr, item.segments)))
+    for item in overlay.of(pr.Marker):
+        apex = _to_camera(pose, item.at)
         if apex[2] > NEAR:
-            still.points.append(("query", _project_cam(intr, apex)))
+            still.points.append((_LINE_NAMES.get(item.role), _project_cam(intr, apex)))
     return still
+
+
+# The still's names for the lines of each role (the figure's legend and colours go by them).
+_LINE_NAMES = {pr.PATH: "trajectory", pr.VIEWPOINT: "query", pr.TARGET: "target", pr.TRUTH: "truth"}

@@ -1,4 +1,8 @@
-"""Answers without a map: a direction dial for angles, bars for distances (pyqtgraph)."""
+"""Answers without a map: a direction dial for angles, bars for distances (pyqtgraph).
+
+Every chart takes `set_answer(truth, [(model, value)], names, frame)`; an answer
+kind names the chart it wants (`AnswerKind.chart`), so a new kind may reuse one.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -106,7 +110,8 @@ class DistanceBars(_Chart):
         self.item.setLabel("bottom", "distance (m)")
         self.item.showGrid(x=True, y=False, alpha=0.3)
 
-    def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str]) -> None:
+    def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
+                   frame: str | None = None) -> None:
         self.clear_chart()
         rows = [("ground truth", truth, style.TRUTH)] if truth is not None else []
         rows += [(names[m], v, style.model_color(m)) for m, v in preds]

@@ -5,7 +5,7 @@ import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
-from ..core.overlays import MapOverlay
+from ..core.primitives import Overlay
 from .map_view import MapView
 
 # Source keys: "release" (the question's own map image), "scene:<name>" (a map
@@ -76,7 +76,7 @@ class MapPanel(QWidget):
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
 
-    def show_map(self, image: np.ndarray, overlay: MapOverlay | None, names: list[str]) -> None:
+    def show_map(self, image: np.ndarray, overlay: Overlay | None, names: list[str]) -> None:
         self.view.set_map(image)
         self.view.set_overlay(overlay, names)
         self.note.setText("; ".join(overlay.notes) if overlay is not None else "")

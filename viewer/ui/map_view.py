@@ -1,6 +1,6 @@
 """The top-down view: a map image with the answer drawn on it (pyqtgraph, zoom and pan).
 
-It draws a `viewer.core.overlays.MapOverlay` and nothing else: every
+It draws any `viewer.core.primitives.Overlay` and nothing else: every
 coordinate arrives in map pixels (x right, y down), computed by the core.
 The view's y axis points down too, so image directions are screen directions.
 """
@@ -14,7 +14,8 @@ from PyQt6.QtCore import QLineF, QRectF
 from PyQt6.QtGui import QBrush, QColor
 from PyQt6.QtWidgets import QGraphicsLineItem
 
-from ..core.overlays import MapOverlay
+from ..core import primitives as pr
+from ..core.primitives import Overlay
 from . import style
 from .plot_items import (
     NO_PEN,
@@ -35,25 +36,21 @@ TRAJECTORY_PIECES = 24
 _VIRIDIS = None
 
 
+def _role_color(item) -> QColor:
+    if item.role == pr.MODEL:
+        return style.model_color(item.model)
+    return {pr.TRUTH: style.TRUTH, pr.VIEWPOINT: style.VIEWPOINT, pr.TARGET: style.TARGET}.get(item.role,
+                                                                                            style.TRUTH)
+
+
+_LEGEND_COLOR = {"target": style.TARGET, "view": style.VIEWPOINT}
+
+
 def time_colors(n: int) -> list[QColor]:
     global _VIRIDIS
     if _VIRIDIS is None:
         _VIRIDIS = pg.colormap.get("viridis")
     return _VIRIDIS.map(np.linspace(0.0, 1.0, n), mode="qcolor")
-
-
-def _extent(ov: MapOverlay) -> tuple[float, float, float, float] | None:
-    """Bounding box of the answer's drawings (circles, rays, points), in map pixels."""
-    parts = [ov.truth_circle, ov.truth_ray, ov.truth_point, ov.viewpoint]
-    parts += [p for _, p in ov.pred_circles] + [p for _, p in ov.pred_rays] + [p for _, p in ov.pred_points]
-    pts = [np.atleast_2d(p) for p in parts if p is not None]
-    if not pts:
-        return None
-    xy = np.concatenate(pts)
-    xy = xy[np.isfinite(xy).all(axis=1)]
-    if not len(xy):
-        return None
-    return (float(xy[:, 0].min()), float(xy[:, 1].min()), float(xy[:, 0].max()), float(xy[:, 1].max()))
 
 
 class MapView(PlotWithLegend):
@@ -74,7 +71,7 @@ class MapView(PlotWithLegend):
             it.setZValue(20)
             it.setVisible(False)
             self.vb.addItem(it, ignoreBounds=True)
-        self.overlay: MapOverlay | None = None
+        self.overlay: Overlay | None = None
         self._map_shape: tuple[int, int] | None = None
         self._extent: tuple[float, float, float, float] | None = None
         self._user_zoomed = False
@@ -115,92 +112,123 @@ class MapView(PlotWithLegend):
         self.vb.setRange(QRectF(x0, y0, x1 - x0, y1 - y0), padding=0.02)
 
     # ------------------------------------------------------------- overlay
-    def set_overlay(self, ov: MapOverlay | None, model_names: list[str]) -> None:
+    def set_overlay(self, ov: Overlay | None, model_names: list[str]) -> None:
+        """Draw any overlay's primitives, bottom first, each by its type in its role's colour."""
         self.clear_layer()
         self.overlay = ov
         self._extent = None
-        legend = []
         self._heading.setVisible(False)
         self._camera.setVisible(False)
         if ov is None:
-            self.set_legend(legend)
+            self.set_legend([])
             return
-        add = self.add
-        if ov.trajectory is not None and len(ov.trajectory) > 1:
-            xy = ov.trajectory
-            bounds = np.linspace(0, len(xy) - 1, TRAJECTORY_PIECES + 1).round().astype(int)
-            for (a, b), c in zip(zip(bounds[:-1], bounds[1:]), time_colors(TRAJECTORY_PIECES)):
-                if b > a:
-                    add(polyline(xy[a:b + 1], pen(c, 3.0)))
-            legend.append(("path", "video path (dark → light: time)", line_sample(time_colors(3)[1])))
-            legend.append(("camera", "camera at this frame", symbol_sample("s", QColor(255, 200, 0))))
-        for tau, poly in ov.sectors:
-            c = QColor(style.TRUTH)
-            c.setAlpha({15.0: 110, 30.0: 70, 45.0: 40}.get(tau, 40))
-            add(polygon(poly, NO_PEN, QBrush(c)))
-        if ov.sectors:
-            c = QColor(style.TRUTH)
-            c.setAlpha(90)
-            legend.append(("sectors", "within 15° / 30° / 45°", fill_sample(c)))
-        if ov.fov_wedge is not None:
-            c = QColor(style.VIEWPOINT)
-            c.setAlpha(60)
-            add(polygon(ov.fov_wedge, pen(style.VIEWPOINT, 1.5), QBrush(c)))
-        if ov.target_box is not None:
-            add(polygon(ov.target_box, pen(style.TARGET, 2.5)))
-            legend.append(("target", "target box", line_sample(style.TARGET, 2.5)))
-        for k, (tau, ring) in enumerate(ov.rings):
-            add(polyline(ring, pen(RING_COLOR, 1.3, dash=True)))
-            # Rings are ~25 px apart on a 640 px map: label the innermost and outermost only.
-            if k in (0, len(ov.rings) - 1):
-                corner = ring[np.argmin(ring[:, 1] - ring[:, 0])]
-                add(label(f"{tau:g}", corner[0], corner[1], QColor(0, 150, 70), anchor=(0.0, 1.0), size=8))
-        for m, poly in ov.pred_circles:
-            add(polyline(poly, pen(style.model_color(m), 2.2, dash=True)))
-        if ov.truth_circle is not None:
-            add(polyline(ov.truth_circle, pen(style.TRUTH, 3)))
-        if ov.truth_ray is not None:
-            self._ray(ov.truth_ray, style.TRUTH, 4)
-        for m, seg in ov.pred_rays:
-            self._ray(seg, style.model_color(m), 2.5)
-        if ov.truth_ray is not None or ov.truth_circle is not None:
-            legend.append(("truth_line", "ground truth", line_sample(style.TRUTH)))
-        if ov.viewpoint is not None:
-            add(marker(*ov.viewpoint, "circle", 13, style.VIEWPOINT, QColor(255, 255, 255)))
-            legend.append(("view", "current view", symbol_sample("o", style.VIEWPOINT)))
-        if ov.truth_point is not None:
-            for m, p in ov.pred_points:
-                add(polyline(np.stack([p, ov.truth_point]), pen(style.model_color(m), 1.5, dash=True)))
-        for m, p in ov.pred_points:
-            add(marker(*p, "circle", 14, style.model_color(m), QColor(0, 0, 0), 1.2))
-        if ov.truth_point is not None:
-            add(marker(*ov.truth_point, "star", 24, style.TRUTH, QColor(255, 255, 255)))
-            legend.append(("truth_star", "ground truth", symbol_sample("star", style.TRUTH, 16)))
-            legend.append(("rings", "score thresholds 100…300", line_sample(RING_COLOR, 1.5)))
-        self.set_legend(legend)
+        self._ring_count = len(ov.of(pr.Ring))
+        self._rings_drawn = 0
+        for item in ov.drawn():
+            self._DRAW[type(item)](self, item)
+        self.set_legend(self._legend(ov))
         self.set_frame(0)
-        self._extent = _extent(ov)
+        self._extent = ov.extent()
         if not self._user_zoomed:
             self.reset_zoom()
 
-    def _ray(self, seg: np.ndarray, color: QColor, width: float) -> None:
-        self.add(polyline(seg, pen(color, width)))
+    @staticmethod
+    def _legend(ov: Overlay) -> list:
+        out = []
+        for e in ov.legend_items():
+            color = _LEGEND_COLOR.get(e.kind, style.TRUTH)
+            if e.kind == "path":
+                out.append(("path", e.text, line_sample(time_colors(3)[1])))
+                out.append(("camera", "camera at this frame", symbol_sample("s", QColor(255, 200, 0))))
+            elif e.kind == "truth-star":
+                out.append((e.kind, e.text, symbol_sample("star", style.TRUTH, 16)))
+            elif e.kind == "band":
+                c = QColor(style.TRUTH)
+                c.setAlpha(90)
+                out.append((e.kind, e.text, fill_sample(c)))
+            elif e.kind == "ring":
+                out.append((e.kind, e.text, line_sample(RING_COLOR, 1.5)))
+            elif e.kind == "view":
+                out.append((e.kind, e.text, symbol_sample("o", style.VIEWPOINT)))
+            else:
+                out.append((e.kind, e.text, line_sample(color, 2.5)))
+        return out
+
+    def _timed_path(self, item: pr.TimedPath) -> None:
+        xy = item.points
+        if len(xy) < 2:
+            return
+        bounds = np.linspace(0, len(xy) - 1, TRAJECTORY_PIECES + 1).round().astype(int)
+        for (a, b), c in zip(zip(bounds[:-1], bounds[1:]), time_colors(TRAJECTORY_PIECES)):
+            if b > a:
+                self.add(polyline(xy[a:b + 1], pen(c, 3.0)))
+
+    def _sector(self, item: pr.Sector) -> None:
+        c = QColor(_role_color(item))
+        c.setAlpha({15.0: 110, 30.0: 70, 45.0: 40}.get(item.level, 40))
+        self.add(polygon(item.points, NO_PEN, QBrush(c)))
+
+    def _polygon(self, item: pr.Polygon) -> None:
+        color = _role_color(item)
+        if item.filled:
+            c = QColor(color)
+            c.setAlpha(60)
+            self.add(polygon(item.points, pen(color, 1.5), QBrush(c)))
+        else:
+            self.add(polygon(item.points, pen(color, 2.5)))
+
+    def _ring(self, item: pr.Ring) -> None:
+        self.add(polyline(item.points, pen(RING_COLOR, 1.3, dash=True)))
+        # Rings are ~25 px apart on a 640 px map: label the innermost and outermost only.
+        if self._rings_drawn in (0, self._ring_count - 1):
+            ring = item.points
+            corner = ring[np.argmin(ring[:, 1] - ring[:, 0])]
+            self.add(label(item.label, corner[0], corner[1], QColor(0, 150, 70), anchor=(0.0, 1.0), size=8))
+        self._rings_drawn += 1
+
+    def _polyline(self, item: pr.Polyline) -> None:
+        color = _role_color(item)
+        width = 3.0 if item.role == pr.TRUTH else 1.5 if len(item.points) == 2 else 2.2
+        self.add(polyline(item.points, pen(color, width, dash=item.dashed)))
+        if item.mark is not None and item.role == pr.MODEL:
+            pts = item.points
+            at = pts[np.argmin(pts[:, 1])] if item.mark == "top" else pts[-1]
+            self.add(marker(*at, "circle", 9, color, QColor(0, 0, 0), 1.0))
+
+    def _arrow(self, item: pr.Arrow) -> None:
+        seg = item.points
+        color = _role_color(item)
+        self.add(polyline(seg, pen(color, 4 if item.role == pr.TRUTH else 2.5)))
         d = seg[1] - seg[0]
         if math.hypot(*d) > 0:
             self.add(arrowhead(seg[1], d, color, 16))
 
+    def _marker(self, item: pr.Marker) -> None:
+        color = _role_color(item)
+        if item.role == pr.MODEL:
+            self.add(marker(*item.at, "circle", 14 * item.size, color, QColor(0, 0, 0), 1.2))
+        elif item.shape == "star":
+            self.add(marker(*item.at, "star", 24 * item.size, color, QColor(255, 255, 255)))
+        else:
+            self.add(marker(*item.at, item.shape, 13 * item.size, color, QColor(255, 255, 255)))
+
+    # How each primitive type is drawn; a new type is one method and one entry here.
+    _DRAW = {pr.TimedPath: _timed_path, pr.Sector: _sector, pr.Polygon: _polygon, pr.Ring: _ring,
+             pr.Polyline: _polyline, pr.Arrow: _arrow, pr.Marker: _marker}
+
     def set_frame(self, k: int) -> None:
         """Mark the video camera of frame k (follows the scrubber)."""
         ov = self.overlay
-        if ov is None or ov.trajectory is None or not len(ov.trajectory):
+        path = ov.path() if ov is not None else None
+        if path is None or not len(path.points):
             return
-        k = min(max(int(k), 0), len(ov.trajectory) - 1)
-        p = ov.trajectory[k]
+        k = min(max(int(k), 0), len(path.points) - 1)
+        p = path.points[k]
         if not np.isfinite(p).all():
             self._heading.setVisible(False)
             self._camera.setVisible(False)
             return
-        h = ov.trajectory_heading[k] if ov.trajectory_heading is not None else np.zeros(2)
+        h = path.heading[k] if path.heading is not None else np.zeros(2)
         tip = p + 0.05 * math.hypot(ov.width, ov.height) * h
         self._heading.setLine(QLineF(p[0], p[1], tip[0], tip[1]))
         self._camera.setPos(float(p[0]), float(p[1]))

@@ -16,7 +16,6 @@ from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, 
 from ..core.overlays import model_answers, published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
-from ..core.tasks import AnswerType
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .image_pane import ImagePane
@@ -67,6 +66,8 @@ class SampleView(QWidget):
         self.chart_stack = QStackedWidget()
         self.chart_stack.addWidget(self.dial)
         self.chart_stack.addWidget(self.bars)
+        # The chart beside the map, by the name an answer kind gives (`AnswerKind.chart`).
+        self.charts = {"dial": self.dial, "bars": self.bars}
         self.answer_split = QSplitter(Qt.Orientation.Horizontal, objectName="answer_split")
         self.answer_split.addWidget(self.answer_stack)
         self.answer_split.addWidget(self.chart_stack)
@@ -151,7 +152,7 @@ class SampleView(QWidget):
         # are drawn once rather than once before and once after the scene.
         g = self._link(q) if self.has_scenes and q.scene in self._scenes_read else None
         self._show_charts(q, qi)
-        if q.answer_type is AnswerType.CHOICE:
+        if q.kind is not None and q.kind.picks_an_option:
             self._show_gallery(q, qi)
         else:
             self.answer_stack.setCurrentWidget(self.map_panel)
@@ -194,7 +195,7 @@ class SampleView(QWidget):
             self.view3d.set_scene(None, None, "; ".join(g.problems))
             return
         self.tabs.setTabEnabled(1, True)
-        if q.answer_type is not AnswerType.CHOICE:
+        if not (q.kind is not None and q.kind.picks_an_option):
             self._refresh_map_sources()
         if not (q.video is not None and q.video.exists) and g.video is not None and g.video.file:
             self.player.set_video(g.video.file, fps=g.video.fps, boxes=self._video_boxes(q, g))
@@ -218,20 +219,14 @@ class SampleView(QWidget):
 
     # -------------------------------------------------------------- charts
     def _show_charts(self, q, qi: int) -> None:
-        at = q.answer_type
-        truth = float(q.truth.value) if q.truth.ok and at in (AnswerType.ANGLE, AnswerType.DISTANCE) else None
-        answers = model_answers(qi, self.session.results)
-        if at is AnswerType.ANGLE:
-            frame = "map" if q.column.key == "Ori" else "egocentric"
-            self.dial.set_answer(truth, answers, self.names, frame)
-            self.chart_stack.setCurrentWidget(self.dial)
-            self.chart_stack.show()
-        elif at is AnswerType.DISTANCE:
-            self.bars.set_answer(truth, answers, self.names)
-            self.chart_stack.setCurrentWidget(self.bars)
-            self.chart_stack.show()
-        else:
+        chart = self.charts.get(q.kind.chart) if q.kind is not None else None
+        if chart is None:
             self.chart_stack.hide()
+            return
+        truth = q.truth.value if q.truth.ok else None
+        chart.set_answer(truth, model_answers(qi, self.session.results), self.names, q.column.frame)
+        self.chart_stack.setCurrentWidget(chart)
+        self.chart_stack.show()
 
     def _show_gallery(self, q, qi: int) -> None:
         self.answer_stack.setCurrentWidget(self.gallery)
@@ -284,7 +279,7 @@ class SampleView(QWidget):
         self.map_panel.set_sources(sources, current)
         g = self.geometry
         scene_pending = g is None and self.has_scenes
-        needs_map = (q.answer_type is AnswerType.POINT or scene_pending
+        needs_map = (q.kind is not None and q.kind.needs_map(q.column) or scene_pending
                      or (g is not None and g.scene is not None))
         # Without any map, an angle or distance is shown by its chart alone.
         self.answer_stack.setVisible(bool(sources) or needs_map or not self.chart_stack.isVisible())
@@ -363,7 +358,7 @@ class SampleView(QWidget):
             if W is not None and declared and declared[0] and (w, h) != tuple(declared):
                 W = np.diag([w / declared[0], h / declared[1]]) @ W
             overlay = scene_map_overlay(q, self.qi, results, g, w, h, None if own else W)
-        elif q.answer_type is AnswerType.POINT and own:
+        elif own:
             overlay = published_map_overlay(q, self.qi, results, w, h)
         else:
             overlay = None
@@ -381,7 +376,7 @@ class SampleView(QWidget):
             self._load_image(ref.path, VIEW_MAX_SIDE, "view", self._view_loaded)
         else:
             self.view_pane.set_message(_media_problem(ref, "current-view image")
-                                       if ref is not None or q.answer_type is not AnswerType.CHOICE
+                                       if ref is not None or not (q.kind is not None and q.kind.picks_an_option)
                                        else "Multiple-choice question: the options are in the Answer tab.")
 
     def _view_loaded(self, image) -> None:

@@ -11,12 +11,19 @@ from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
-from ..core.overlays import SceneOverlay3D, frustum_lines
+from ..core import primitives as pr
+from ..core.overlays import frustum_lines
+from ..core.primitives import Overlay
 from . import style
 from .jobs import Jobs
 
 LOD_TRIANGLES = 150_000       # drawn during interaction when the mesh is bigger
 FULL_AFTER_MS = 180
+
+
+# Colours of the overlay's roles in 3D; models take their own.
+_ROLE_COLORS = {pr.TRUTH: style.TRUTH, pr.VIEWPOINT: style.VIEWPOINT, pr.TARGET: style.TARGET,
+                pr.PATH: QColor(255, 200, 0), pr.CAMERA: QColor(255, 200, 0)}
 
 
 def _rgba(c: QColor, a: float = 1.0) -> tuple:
@@ -138,7 +145,8 @@ class View3DPanel(QWidget):
         self.jobs, self.assets = jobs, assets
         self.view = None                      # the GLViewWidget, once created
         self.scene = None
-        self.overlay: SceneOverlay3D | None = None
+        self.overlay: Overlay | None = None
+        self._frustums: np.ndarray | None = None       # the video's frustums, one per frame
         self._mesh_items: dict[str, object] = {}
         self._overlay_items: list = []
         self._frame_item = None
@@ -171,7 +179,7 @@ class View3DPanel(QWidget):
         self.top_button.clicked.connect(self.top_down)
 
     # ------------------------------------------------------------------ api
-    def set_scene(self, scene, overlay: SceneOverlay3D | None, message: str, target: str | None = None,
+    def set_scene(self, scene, overlay: Overlay | None, message: str, target: str | None = None,
                   names: list[str] | None = None) -> None:
         self.scene, self.overlay = scene, overlay
         if scene is None:
@@ -192,11 +200,11 @@ class View3DPanel(QWidget):
 
     def set_frame(self, k: int) -> None:
         self._frame = k
-        ov = self.overlay
-        if self._frame_item is None or ov is None or ov.video_frustums is None or not len(ov.video_frustums):
+        frustums = self._frustums
+        if self._frame_item is None or frustums is None or not len(frustums):
             return
-        k = min(max(int(k), 0), len(ov.video_frustums) - 1)
-        f = ov.video_frustums[k]
+        k = min(max(int(k), 0), len(frustums) - 1)
+        f = frustums[k]
         if not np.isfinite(f).all():
             self._frame_item.setVisible(False)
             return
@@ -280,12 +288,26 @@ class View3DPanel(QWidget):
         lod.setVisible(on)
         full.setVisible(not on)
 
+    def _path(self, gl, points: np.ndarray) -> None:
+        """The video path coloured by time (viridis), drawn under the other lines."""
+        pts = points[np.isfinite(points).all(axis=1)]
+        if len(pts) < 2:
+            return
+        import pyqtgraph as pg
+        cols = pg.colormap.get("viridis").map(np.linspace(0, 1, len(pts)), mode="float")
+        item = gl.GLLinePlotItem(pos=pts.astype(np.float32), color=cols.astype(np.float32),
+                                 width=3, mode="line_strip", antialias=True, glOptions=_overlay_gl_options())
+        item.setDepthValue(5)
+        self.view.addItem(item)
+        self._overlay_items.append(item)
+
     def _draw_overlay(self, names: list[str]) -> None:
         gl = _gl()
         for it in self._overlay_items:
             self.view.removeItem(it)
         self._overlay_items = []
         self._frame_item = None
+        self._frustums = None
         ov = self.overlay
         if ov is None:
             return
@@ -298,25 +320,17 @@ class View3DPanel(QWidget):
             self._overlay_items.append(item)
             return item
 
-        if ov.trajectory is not None:
-            ok = np.isfinite(ov.trajectory).all(axis=1)
-            pts = ov.trajectory[ok]
-            if len(pts) > 1:
-                import pyqtgraph as pg
-                cols = pg.colormap.get("viridis").map(np.linspace(0, 1, len(pts)), mode="float")
-                item = gl.GLLinePlotItem(pos=pts.astype(np.float32), color=cols.astype(np.float32),
-                                         width=3, mode="line_strip", antialias=True,
-                                         glOptions=_overlay_gl_options())
-                item.setDepthValue(5)
-                self.view.addItem(item)
-                self._overlay_items.append(item)
-            self._frame_item = lines(np.zeros((2, 3)), (1.0, 0.75, 0.0, 1.0), 3)
-        if ov.query_frustum is not None:
-            lines(frustum_lines(ov.query_frustum), _rgba(style.VIEWPOINT), 3)
-        if ov.target_edges is not None:
-            lines(ov.target_edges, _rgba(style.TARGET), 4)
-        if ov.truth_ray is not None:
-            lines(ov.truth_ray, _rgba(style.TRUTH), 5)
-        for m, seg in ov.pred_rays:
-            lines(seg, _rgba(style.model_color(m)), 3)
+        for item in ov.drawn():
+            color = _rgba(style.model_color(item.model) if item.role == pr.MODEL else _ROLE_COLORS[item.role])
+            wide = 5 if item.role == pr.TRUTH else 4 if item.role == pr.TARGET else 3
+            if isinstance(item, pr.Polyline) and item.role == pr.PATH:
+                self._path(gl, item.points)
+            elif isinstance(item, pr.FrameFrustums):
+                self._frame_item = lines(np.zeros((2, 3)), (1.0, 0.75, 0.0, 1.0), 3)
+                self._frustums = item.frustums
+            elif isinstance(item, pr.Polyline):
+                pts = np.asarray(item.points, float)
+                lines(np.stack([pts[:-1], pts[1:]], axis=1), color, wide)
+            elif isinstance(item, (pr.Arrow, pr.Segments)):
+                lines(item.points if isinstance(item, pr.Arrow) else item.segments, color, wide)
         self.set_frame(self._frame)

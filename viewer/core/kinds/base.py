@@ -1,0 +1,144 @@
+"""What an answer kind is, and the registry that names them.
+
+An answer kind (angle, distance, map point, option letter) owns everything
+that depends on the shape of an answer: reading it from text, the domain its
+ground truth must lie in, scoring a prediction, the chance level, writing it
+back as the benchmark does or for people, its tolerance bands, what it draws
+on a map and in 3D, and which chart shows it. Columns name their kind; code
+elsewhere asks the kind instead of branching on it.
+
+Answers are stored uniformly as rows of `WIDTH` = 2 floats (NaN when absent):
+a kind of `width` 1 uses the first, a map point both.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..answers import OK, OUT_OF_RANGE, Parsed
+
+if TYPE_CHECKING:
+    from ..overlays import MapContext, SceneContext
+
+WIDTH = 2
+
+
+class AnswerKind:
+    name: str = ""
+    width: int = 1               # numbers per answer: 1, or 2 for a map point
+    unit: str = ""
+    truth_symbol: str = "truth-star"   # its truth's legend symbol (primitives.LEGEND_ORDER)
+    convention: str = ""         # how the benchmark writes it, for people
+    chart: str | None = None     # the chart beside the map ("dial", "bars") or None
+    bands: tuple[float, ...] = ()
+    # Whether a talk may show the video's path while only the question is asked: not when the
+    # path leads the eye to the answer (a place, a direction), yes for options that are whole maps.
+    path_gives_nothing_away: bool = False
+    picks_an_option: bool = False      # the answer is one of the question's option images
+
+    def convention_for(self, column) -> str:
+        """How an answer of this column is written, in one line for people."""
+        return self.convention
+
+    # ---------------------------------------------------------------- parsing
+    def parse(self, raw: Any, n_options: int = 4) -> Parsed:
+        raise NotImplementedError
+
+    def parse_many(self, raws: list, n_options: list[int], cache: dict | None) -> tuple[np.ndarray, list[str]]:
+        """parse() over a list: (n, WIDTH) values (NaN where unparsed) and statuses."""
+        parsed = [self.parse(r, k) for r, k in zip(raws, n_options)]
+        out = np.full((len(raws), WIDTH), np.nan)
+        for j, p in enumerate(parsed):
+            if p.ok:
+                out[j, :self.width] = p.value
+        return out, [p.status for p in parsed]
+
+    def in_domain(self, value) -> bool:
+        """Whether a parsed ground truth lies where this kind's answers can."""
+        return True
+
+    def parse_truth(self, raw: Any, n_options: int = 4) -> Parsed:
+        p = self.parse(raw, n_options)
+        if p.ok and not self.in_domain(p.value):
+            return Parsed(p.value, OUT_OF_RANGE)
+        return p
+
+    # ---------------------------------------------------------------- storage
+    def pack(self, value) -> np.ndarray:
+        row = np.full(WIDTH, np.nan)
+        if value is not None:
+            row[:self.width] = value
+        return row
+
+    def unpack(self, row) -> Any:
+        """A stored row as the parsed value (float, (x, y) or option index); None if absent."""
+        v = float(row[0])
+        return None if math.isnan(v) else v
+
+    # ---------------------------------------------------------------- scoring
+    def score(self, pred: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores in [0, 1] and errors for (m, WIDTH) predictions against (m, WIDTH) truths."""
+        raise NotImplementedError
+
+    def chance(self, truth: np.ndarray, n_options: np.ndarray) -> float:
+        """Expected score (0..1) of a uniform guess over a column's valid (m, WIDTH) truths."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------- formatting
+    def format(self, value) -> str:
+        """The value as the benchmark writes answers."""
+        return f"{value:g}"
+
+    def text(self, value) -> str:
+        """The value for people, with its unit."""
+        return f"{value:g}{self.unit}"
+
+    def error_text(self, error: float) -> str:
+        return f"{error:g}"
+
+
+    # ---------------------------------------------------------------- drawing
+    def map_overlay(self, ctx: MapContext) -> None:
+        """Add the truth's and the answers' primitives to `ctx.overlay` (map pixels)."""
+
+    def scene_overlay(self, ctx: SceneContext) -> None:
+        """Add the truth's and the answers' primitives to `ctx.overlay` (world metres)."""
+
+    def needs_map(self, column) -> bool:
+        """Whether the answer itself is a place on the map (shown even before a scene is read)."""
+        return False
+
+
+_KINDS: dict[str, AnswerKind] = {}
+
+
+def register(kind: AnswerKind) -> AnswerKind:
+    """Make a kind known by its name; columns (and benchmarks) then refer to it by that name."""
+    if not kind.name:
+        raise ValueError("an answer kind needs a name")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    _KINDS.pop(name, None)
+
+
+def get_kind(name: str) -> AnswerKind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise KeyError(f"no answer kind {name!r}; known: {', '.join(_KINDS)}") from None
+
+
+def kinds() -> list[AnswerKind]:
+    return list(_KINDS.values())
+
+
+def finite_ok(value) -> bool:
+    return value is not None and all(math.isfinite(v) for v in np.atleast_1d(value))
+
+
+__all__ = ["AnswerKind", "WIDTH", "register", "unregister", "get_kind", "kinds", "OK"]

@@ -1,0 +1,167 @@
+"""The drawing language: what a question's overlay is made of, as typed, tagged primitives.
+
+In the spirit of rerun's archetypes: the core says *what* is drawn (a ring
+100 units from the truth, model 2's arrow, the target's footprint) in map
+pixels (x right, y down) or world metres, and every renderer (the window's
+pyqtgraph map, the QPainter figures, the OpenGL 3D view, the ray-cast
+stills) draws any list of them the same way. A renderer picks colours and
+pens from a primitive's `role` and `model`, never from the question's task,
+so a new answer kind that emits primitives draws everywhere unchanged.
+
+Draw order is the primitive's `z` (stable sort), so a kind may emit its
+parts in any order and still land between the shared parts (trajectory
+below, truth marker on top).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Roles: who a primitive belongs to; a renderer's style table is keyed by them.
+TRUTH, MODEL, VIEWPOINT, TARGET, PATH, CAMERA = "truth", "model", "viewpoint", "target", "path", "camera"
+
+# Layers a talk reveals one by one (`storyboard.Layers` has one flag each).
+L_TRAJECTORY, L_VIEWPOINT, L_TARGET, L_ANSWERS, L_TRUTH = "trajectory", "viewpoint", "target", "answers", "truth"
+
+# Draw order, bottom to top.
+Z_PATH, Z_BAND, Z_FOV, Z_TARGET, Z_RING, Z_TRUTH_LINE, Z_MODEL_LINE = 0, 10, 20, 30, 40, 50, 60
+Z_TRUTH_ARROW, Z_MODEL_ARROW, Z_VIEW, Z_LINK, Z_MODEL_MARKER, Z_TRUTH_MARKER = 70, 80, 90, 100, 110, 120
+
+
+@dataclass(frozen=True, eq=False)
+class Primitive:
+    role: str                                 # TRUTH, MODEL, VIEWPOINT, TARGET, PATH, CAMERA
+    model: int | None = None                  # the model's index (its colour and marker) for MODEL
+    layers: tuple[str, ...] = ()              # every one must be shown for it to be drawn
+    z: int = 0
+
+    def shown(self, visible: set[str] | frozenset[str]) -> bool:
+        return all(layer in visible for layer in self.layers)
+
+
+@dataclass(frozen=True, eq=False)
+class Marker(Primitive):
+    """A symbol at one point: `shape` "circle", "star", "square", or "model" (the model's own shape)."""
+    at: np.ndarray = field(default=None)      # (2,) or (3,)
+    shape: str = "circle"
+    size: float = 1.0                         # relative: 1 = the renderer's usual marker for the role
+
+
+@dataclass(frozen=True, eq=False)
+class Polyline(Primitive):
+    """A line through points; NaN rows break it. `mark` puts the model's marker at its "top" or "end"."""
+    points: np.ndarray = field(default=None)  # (N, 2) or (N, 3)
+    dashed: bool = False
+    mark: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Arrow(Primitive):
+    """A ray from `points[0]` to `points[1]` with a head; models also get their marker at the tip."""
+    points: np.ndarray = field(default=None)  # (2, 2) or (2, 3)
+
+
+@dataclass(frozen=True, eq=False)
+class Polygon(Primitive):
+    """A closed outline (a target's footprint), `filled` translucently (a field of view)."""
+    points: np.ndarray = field(default=None)
+    filled: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Sector(Primitive):
+    """A filled tolerance band; `level` (e.g. 15, 30, 45 degrees) sets its opacity, narrow = darker."""
+    points: np.ndarray = field(default=None)
+    level: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Ring(Primitive):
+    """A dashed score threshold around the truth, labelled with its value at its top."""
+    points: np.ndarray = field(default=None)
+    label: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class TimedPath(Primitive):
+    """The video's camera path, coloured by time, with the camera's heading per frame."""
+    points: np.ndarray = field(default=None)   # (N, 2); NaN rows where a pose is invalid
+    heading: np.ndarray | None = None          # (N, 2) unit directions on the image
+
+
+@dataclass(frozen=True, eq=False)
+class Segments(Primitive):
+    """Independent 3D segments (S, 2, 3): frustum edges, a box's edges, a ring on the floor."""
+    segments: np.ndarray = field(default=None)
+
+
+@dataclass(frozen=True, eq=False)
+class FrameFrustums(Primitive):
+    """One frustum per video frame (N, 5, 3: apex + 4 corners); only the current frame's is drawn."""
+    frustums: np.ndarray = field(default=None)
+
+
+@dataclass(frozen=True, eq=False)
+class LegendItem:
+    """A line of the legend: `kind` picks its symbol (see LEGEND_ORDER), `model` its colour."""
+    kind: str
+    text: str
+    model: int | None = None
+    layers: tuple[str, ...] = ()
+
+
+# Legend kinds, in the order a legend lists them.
+LEGEND_ORDER = ("truth-star", "truth-ray", "truth-line", "model", "band", "ring", "view", "target", "path",
+                "marker")
+
+
+@dataclass
+class Overlay:
+    """Everything drawn over one map image (pixels) or in one 3D scene (metres)."""
+    width: int = 0
+    height: int = 0
+    items: list[Primitive] = field(default_factory=list)
+    legend: list[LegendItem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)        # why something is not drawn
+
+    def add(self, *items: Primitive) -> None:
+        self.items.extend(items)
+
+    def drawn(self, visible=None) -> list[Primitive]:
+        """The primitives to draw, bottom first; `visible` (layer names) filters them."""
+        items = self.items if visible is None else [p for p in self.items if p.shown(visible)]
+        return sorted(items, key=lambda p: p.z)
+
+    def of(self, kind: type, role: str | None = None) -> list:
+        return [p for p in self.items if isinstance(p, kind) and (role is None or p.role == role)]
+
+    def path(self) -> TimedPath | None:
+        return next((p for p in self.items if isinstance(p, TimedPath)), None)
+
+    def models_drawn(self, visible=None) -> set[int]:
+        return {p.model for p in self.items if p.role == MODEL and (visible is None or p.shown(visible))}
+
+    def legend_items(self, visible=None) -> list[LegendItem]:
+        """Legend lines for what is drawn, in LEGEND_ORDER (models in their index order)."""
+        items = [e for e in self.legend if visible is None or all(layer in visible for layer in e.layers)]
+        return sorted(items, key=lambda e: (LEGEND_ORDER.index(e.kind), e.model or 0))
+
+    def extent(self) -> tuple[float, float, float, float] | None:
+        """Bounding box of the answer's drawings (truth and models, not the path), in map pixels."""
+        pts = []
+        for p in self.items:
+            if p.role not in (TRUTH, MODEL) and not (p.role == VIEWPOINT and isinstance(p, Marker)):
+                continue
+            if isinstance(p, (Sector, Ring)):
+                continue
+            xy = p.at if isinstance(p, Marker) else getattr(p, "points", None)
+            if xy is not None:
+                pts.append(np.atleast_2d(np.asarray(xy, float))[:, :2])
+        if not pts:
+            return None
+        xy = np.concatenate(pts)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not len(xy):
+            return None
+        return (float(xy[:, 0].min()), float(xy[:, 1].min()), float(xy[:, 0].max()), float(xy[:, 1].max()))
