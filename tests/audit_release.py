@@ -18,7 +18,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-from scene_release import write_png
+from scene_release import write_png, write_scene_folder
+
+from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from viewer.core.scene_writer import scene_document, write_scene_document
 
 SCENE = "scene_1"
 INTR = {"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0}
@@ -60,23 +63,20 @@ def heading_pose(x: float, y: float, heading_deg: float, z: float = 1.2) -> np.n
     return m
 
 
-def box(t, size, semantic, room="living_room_0") -> dict:
-    return {"semantic": semantic, "room": room,
-            "bbox3": {"translation": list(map(float, t)), "size": list(map(float, size)), "rotation": [0, 0, 0, 1]}}
-
-
-def instances() -> dict:
-    return {
-        "walls_aaaaaa_0": box((5, -0.05, 1.25), (10.2, 0.1, 2.5), "walls"),
-        "walls_aaaaaa_1": box((5, 6.05, 1.25), (10.2, 0.1, 2.5), "walls"),
-        "walls_aaaaaa_2": box((-0.05, 3, 1.25), (0.1, 6.2, 2.5), "walls"),
-        "walls_aaaaaa_3": box((10.05, 3, 1.25), (0.1, 6.2, 2.5), "walls"),
-        "walls_aaaaaa_4": box((5, 2, 1.25), (0.1, 4, 2.5), "walls"),
-        "floors_bbbbbb_0": box((5, 3, -0.05), (10, 6, 0.1), "floors"),
-        CHAIR: box((8, 2.5, 0.45), (0.6, 0.6, 0.9), "chair"),
-        LAMP: box((8.5, 5.3, 0.8), (0.3, 0.3, 1.6), "lamp"),
-        TABLE: box((2.5, 4.6, 0.4), (1.2, 0.8, 0.8), "table"),
+def instances() -> dict[str, Instance]:
+    boxes = {   # id: (semantic, centre, size), all in living_room_0
+        "walls_aaaaaa_0": ("walls", (5, -0.05, 1.25), (10.2, 0.1, 2.5)),
+        "walls_aaaaaa_1": ("walls", (5, 6.05, 1.25), (10.2, 0.1, 2.5)),
+        "walls_aaaaaa_2": ("walls", (-0.05, 3, 1.25), (0.1, 6.2, 2.5)),
+        "walls_aaaaaa_3": ("walls", (10.05, 3, 1.25), (0.1, 6.2, 2.5)),
+        "walls_aaaaaa_4": ("walls", (5, 2, 1.25), (0.1, 4, 2.5)),
+        "floors_bbbbbb_0": ("floors", (5, 3, -0.05), (10, 6, 0.1)),
+        CHAIR: ("chair", (8, 2.5, 0.45), (0.6, 0.6, 0.9)),
+        LAMP: ("lamp", (8.5, 5.3, 0.8), (0.3, 0.3, 1.6)),
+        TABLE: ("table", (2.5, 4.6, 0.4), (1.2, 0.8, 0.8)),
     }
+    return {iid: Instance(iid, semantic, "living_room_0", Box3(centre, size))
+            for iid, (semantic, centre, size) in boxes.items()}
 
 
 def video_poses() -> list[np.ndarray]:
@@ -112,22 +112,16 @@ def build(root: Path, mesh: bool = False, scene: str = SCENE) -> Path:
         write_png(root / "options" / f"option_{k}.png", np.full((30, 40, 3), 50 * k, np.uint8))
     (scene_dir / "videos").mkdir(parents=True, exist_ok=True)
     (scene_dir / "videos" / "video_0.mp4").write_bytes(FAKE_MP4)
-    doc = {
-        "format": "gst-scene/1", "scene": scene, "camera_convention": "opencv",
-        "instances": instances(),
-        "topdown": {"occupancy": {"image": "topdown/occupancy.png", "kind": "occupancy",
-                                  "width": MAP[0], "height": MAP[1], "world_to_pixel": W}},
-        "videos": {"video_0": {"file": "videos/video_0.mp4", "fps": FPS, "intrinsics": INTR,
-                               "poses": [p.ravel().tolist() for p in video_poses()], "instances": {}}},
-        "viewpoints": {"pos_1": {"pose": heading_pose(2, 1.5, -20).ravel().tolist(), "image": "views/pos_1.png",
-                                 "intrinsics": INTR},
-                       "pos_2": {"pose": heading_pose(7, 0.8, 120).ravel().tolist(), "image": "views/pos_2.png",
-                                 "intrinsics": INTR}},
-    }
+    intr = Intrinsics.from_dict(INTR)
+    meta = Scene(
+        scene, "", "opencv", mesh="scene.glb" if mesh else None, instances=instances(),
+        topdown={"occupancy": TopdownMap("occupancy", "topdown/occupancy.png", "occupancy", *MAP, W)},
+        videos={"video_0": VideoTrack("video_0", "videos/video_0.mp4", FPS, intr, video_poses())},
+        viewpoints={"pos_1": Viewpoint("pos_1", heading_pose(2, 1.5, -20), "views/pos_1.png", intr),
+                    "pos_2": Viewpoint("pos_2", heading_pose(7, 0.8, 120), "views/pos_2.png", intr)})
     if mesh:
-        doc["geometry"] = {"mesh": "scene.glb"}
-        write_mesh(scene_dir, doc)
-    write_scene(root, doc, scene)
+        write_mesh(scene_dir, scene_document(meta))
+    write_scene_folder(root, meta)
     records = read_questions(root) if (root / "questions.jsonl").exists() else []
     for key, task in TASKS.items():
         target, view = LINKS[key]
@@ -154,7 +148,7 @@ def read_scene(root: Path, scene: str = SCENE) -> dict:
 
 
 def write_scene(root: Path, doc: dict, scene: str = SCENE) -> None:
-    (root / "scenes" / scene / "scene.json").write_text(json.dumps(doc))
+    write_scene_document(root / "scenes" / scene, doc)
     if "geometry" in doc:
         write_mesh(root / "scenes" / scene, doc)
 

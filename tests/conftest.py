@@ -7,6 +7,7 @@ import pytest
 # GUI tests run headless; set before any Qt import.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import scene_release  # noqa: E402
 from published_samples import FIXTURES  # noqa: E402
 
 
@@ -36,3 +37,17 @@ def real_samples(tmp_path) -> Path:
     for p in dst.rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
     return dst
+
+
+@pytest.fixture
+def make_scene():
+    """Factory: make_scene(root, scene, edit=None, text=None, placeholders=False) writes a Scene
+    (typed values) as root/scenes/<id>/scene.json through the one gst-scene/1 writer; returns the folder."""
+    return scene_release.write_scene_folder
+
+
+@pytest.fixture
+def make_release_with_scene():
+    """Factory: make_release_with_scene(root, scene, records, **make_scene options) writes the scene
+    and questions.jsonl; returns root."""
+    return scene_release.write_release_with_scene

@@ -4,15 +4,23 @@ World: one room, x 0..9.5 m, y 0..4.5 m. The query camera stands at (2, 1, 1.5)
 looking along +x; the target armchair's box is centred at (2, 3, 0.5), straight
 to its left: direction +90, distance sqrt(2^2 + 1^2) = 2.2 m. The map is 200 x 100
 pixels, 20 px per metre, image up = world +y.
+
+Also the tests' way to write any scene folder: `write_scene_folder` (the
+`make_scene` fixture) through the one gst-scene/1 writer.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from viewer.core.scene_writer import scene_document, write_scene_document
 
 SCENE = "scene_1"
 TARGET = "armchair_abcdef_0"
@@ -79,6 +87,64 @@ def write_video(path: Path, n_frames: int = N_FRAMES) -> bool:
     return path.is_file() and path.stat().st_size > 0
 
 
+def write_scene_folder(root: Path, scene: Scene, *, edit: Callable[[dict], object] | None = None,
+                       text: str | None = None, placeholders: bool = False) -> Path:
+    """Write `scene` as `root`/scenes/<id>/scene.json through the one writer; returns the folder.
+
+    placeholders: a stub file for each file the scene names that is not there yet;
+    edit(doc): change the document before it is written (a broken file, on purpose);
+    text: write this instead of the document (malformed JSON, on purpose).
+    """
+    folder = Path(root) / "scenes" / scene.id
+    scene = dataclasses.replace(scene, folder=str(folder))
+    if placeholders:
+        for rel in named_files(scene):
+            path = folder / rel
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(b"x")
+    if text is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "scene.json").write_text(text)
+        return folder
+    doc = scene_document(scene)
+    if edit is not None:
+        edit(doc)
+    write_scene_document(folder, doc)
+    return folder
+
+
+def named_files(scene: Scene) -> list[str]:
+    """The files a scene names, as written (relative to its folder)."""
+    names = [scene.mesh] + [m.image for m in scene.topdown.values()]
+    names += [v.file for v in scene.videos.values()] + [v.image for v in scene.viewpoints.values()]
+    return [n for n in names if n]
+
+
+def write_release_with_scene(root: Path, scene: Scene, records: list[dict], **scene_options) -> Path:
+    """A release: `scene` (see write_scene_folder) and the questions `records`; returns root."""
+    write_scene_folder(root, scene, **scene_options)
+    (Path(root) / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return Path(root)
+
+
+def scene(video: bool = True) -> Scene:
+    """The hand-worked scene (see the top of this file)."""
+    intr = Intrinsics.from_dict({"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0})
+    poses = [looking_along_x([1.0 + 7.0 * k / (N_FRAMES - 1), 1.0, 1.5]) for k in range(N_FRAMES)]
+    return Scene(
+        SCENE, "", "opencv",
+        instances={
+            TARGET: Instance(TARGET, "armchair", "living_room_0", Box3([2.0, 3.0, 0.5], [1.0, 1.0, 1.0])),
+            "floors_abcdef_0": Instance("floors_abcdef_0", "floors", None, Box3([4.75, 2.25, -0.05], [9.5, 4.5, 0.1])),
+        },
+        topdown={"occupancy": TopdownMap("occupancy", "topdown/occupancy.png", "occupancy", *MAP_SIZE, W)},
+        videos={"video_0": VideoTrack("video_0", "videos/video_0.mp4" if video else None, 10, intr, poses,
+                                      {TARGET: {"appear_frames": [3, 4, 5], "best_frame_idx": 4,
+                                                "best_bbox": [10, 10, 30, 30]}})},
+        viewpoints={VIEW: Viewpoint(VIEW, looking_along_x(CAMERA), f"views/{VIEW}.png", intr)})
+
+
 def build(root: Path, video: bool = True) -> Path:
     """Write the release under `root`; returns root."""
     scene_dir = root / "scenes" / SCENE
@@ -89,29 +155,7 @@ def build(root: Path, video: bool = True) -> Path:
     for k in range(4):
         write_png(root / "options" / f"option_{k}.png", np.full((50, 60, 3), 60 * k, np.uint8))
     has_video = video and write_video(scene_dir / "videos" / "video_0.mp4")
-    poses = [looking_along_x([1.0 + 7.0 * k / (N_FRAMES - 1), 1.0, 1.5]).ravel().tolist()
-             for k in range(N_FRAMES)]
-    intr = {"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0}
-    scene = {
-        "format": "gst-scene/1", "scene": SCENE, "camera_convention": "opencv",
-        "instances": {
-            TARGET: {"semantic": "armchair", "room": "living_room_0",
-                     "bbox3": {"translation": [2.0, 3.0, 0.5], "size": [1.0, 1.0, 1.0],
-                               "rotation": [0, 0, 0, 1]}},
-            "floors_abcdef_0": {"semantic": "floors",
-                                "bbox3": {"translation": [4.75, 2.25, -0.05], "size": [9.5, 4.5, 0.1]}},
-        },
-        "topdown": {"occupancy": {"image": "topdown/occupancy.png", "kind": "occupancy",
-                                  "width": MAP_SIZE[0], "height": MAP_SIZE[1], "world_to_pixel": W}},
-        "videos": {"video_0": {"file": "videos/video_0.mp4", "fps": 10, "intrinsics": intr, "poses": poses,
-                               "instances": {TARGET: {"appear_frames": [3, 4, 5], "best_frame_idx": 4,
-                                                      "best_bbox": [10, 10, 30, 30]}}}},
-        "viewpoints": {VIEW: {"pose": looking_along_x(CAMERA).ravel().tolist(),
-                              "image": f"views/{VIEW}.png", "intrinsics": intr}},
-    }
-    if not has_video:
-        del scene["videos"]["video_0"]["file"]
-    (scene_dir / "scene.json").write_text(json.dumps(scene))
+    write_scene_folder(root, scene(video=has_video))
     records = []
     for key, uid in UIDS.items():
         rec = {"task": TASKS[key], "uid": uid, "scene": SCENE, "answer": ANSWERS[key],

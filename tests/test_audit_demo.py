@@ -20,6 +20,7 @@ from viewer.core.geometry import recompute_ground_truth  # noqa: E402
 from viewer.core.predictions import load_predictions  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 from viewer.core.scene import SceneLibrary, link_question  # noqa: E402
+from viewer.core.scene_writer import write_scene_document  # noqa: E402
 from viewer.core.tasks import column_for_task  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -53,7 +54,7 @@ def scene_json(root, sid):
 
 
 def write_scene_json(root, sid, doc):
-    (root / "scenes" / sid / "scene.json").write_text(json.dumps(doc))
+    write_scene_document(root / "scenes" / sid, doc)
 
 
 def key_of(rec):

@@ -1,14 +1,24 @@
 """scene.json loading, question linking, ground-truth recomputation, and every bad input."""
-import copy
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from viewer.core.geometry import opencv_to_opengl, recompute_ground_truth
+from viewer.core.geometry import recompute_ground_truth
 from viewer.core.release import load_release
-from viewer.core.scene import SceneLibrary, link_question, load_scene
+from viewer.core.scene import (
+    Box3,
+    Instance,
+    Intrinsics,
+    Scene,
+    SceneLibrary,
+    TopdownMap,
+    VideoTrack,
+    Viewpoint,
+    link_question,
+    load_scene,
+)
 
 # Camera at (1, 2, 1.5) looking along world +x (OpenCV: x right, y down, z forward).
 VIEW_CV = np.array([[0, 0, 1, 1], [-1, 0, 0, 2], [0, -1, 0, 1.5], [0, 0, 0, 1]], float)
@@ -18,29 +28,23 @@ INTR = {"width": 640, "height": 512, "fx": 320, "fy": 320, "cx": 320, "cy": 256}
 TARGET = "armchair_abcdef_0"
 
 
-def scene_doc(convention="opencv") -> dict:
-    to_file = (lambda T: T) if convention == "opencv" else opencv_to_opengl
+def hand_worked_scene(convention="opencv") -> Scene:
+    """Written in `convention` (the writer converts the OpenCV poses here)."""
     walk = [VIEW_CV.copy() for _ in range(3)]
     for k, T in enumerate(walk):
         T[0, 3] -= k                                   # walking along +x towards the view
-    return {
-        "format": "gst-scene/1", "scene": "scene_1", "camera_convention": convention,
-        "geometry": {"mesh": "scene.glb"},
-        "instances": {
-            TARGET: {"semantic": "armchair", "room": "living_room_0",
-                     "bbox3": {"translation": [1, 5, 0.5], "size": [1, 1, 1], "rotation": [0, 0, 0, 1]}},
-            "table_qwerty_0": {"semantic": "table", "room": "living_room_0",
-                               "bbox3": {"translation": [4, 2, 0.4], "size": [2, 1, 0.8]}},
+    intr = Intrinsics.from_dict(INTR)
+    return Scene(
+        "scene_1", "", convention, mesh="scene.glb",
+        instances={
+            TARGET: Instance(TARGET, "armchair", "living_room_0", Box3([1, 5, 0.5], [1, 1, 1])),
+            "table_qwerty_0": Instance("table_qwerty_0", "table", "living_room_0", Box3([4, 2, 0.4], [2, 1, 0.8])),
         },
-        "topdown": {"occupancy": {"image": "topdown/occupancy.png", "kind": "occupancy",
-                                  "width": 640, "height": 512, "world_to_pixel": W}},
-        "videos": {"video_3": {"file": "videos/video_3.mp4", "fps": 10, "intrinsics": INTR,
-                               "poses": [to_file(T).ravel().tolist() for T in walk],
-                               "instances": {TARGET: {"appear_frames": [1, 2], "best_frame_idx": 2,
-                                                      "best_bbox": [10, 20, 100, 200]}}}},
-        "viewpoints": {"pos_1_orient_0": {"pose": to_file(VIEW_CV).ravel().tolist(),
-                                          "image": "views/pos_1_orient_0.png", "intrinsics": INTR}},
-    }
+        topdown={"occupancy": TopdownMap("occupancy", "topdown/occupancy.png", "occupancy", 640, 512, W)},
+        videos={"video_3": VideoTrack("video_3", "videos/video_3.mp4", 10, intr, walk,
+                                      {TARGET: {"appear_frames": [1, 2], "best_frame_idx": 2,
+                                                "best_bbox": [10, 20, 100, 200]}})},
+        viewpoints={"pos_1_orient_0": Viewpoint("pos_1_orient_0", VIEW_CV, "views/pos_1_orient_0.png", intr)})
 
 
 UIDS = {
@@ -53,21 +57,24 @@ UIDS = {
 }
 
 
-def write_release(root: Path, doc, target=TARGET, raw_text=None) -> Path:
-    """A release with one question per task above, all in scene_1, linked by uid."""
-    folder = root / "scenes" / "scene_1"
-    for rel in ("scene.glb", "topdown/occupancy.png", "videos/video_3.mp4", "views/pos_1_orient_0.png"):
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_bytes(b"x")
-    (folder / "scene.json").write_text(raw_text if raw_text is not None else json.dumps(doc))
-    lines = []
+def question_records(target=TARGET) -> list[dict]:
+    """One question per task above, all in scene_1, linked by uid."""
+    records = []
     for task in UIDS:
         with_target = task.startswith("Object")
         uid = f"scene1_{task}_{target + '_' if with_target else ''}pos_1_orient_0_video_3"
-        lines.append(json.dumps({"task": task, "uid": uid, "scene": "scene_1", "answer": "0",
-                                 "texts": ["q"], "images": []}))
-    (root / "questions.jsonl").write_text("\n".join(lines) + "\n")
-    return root
+        records.append({"task": task, "uid": uid, "scene": "scene_1", "answer": "0", "texts": ["q"], "images": []})
+    return records
+
+
+@pytest.fixture
+def write_release(tmp_path, make_release_with_scene):
+    """write_release(convention, target, edit=, text=): the hand-worked release in tmp_path, every file
+    the scene names present; `edit(doc)` breaks the document on purpose."""
+    def write(convention="opencv", target=TARGET, **scene_options) -> Path:
+        return make_release_with_scene(tmp_path, hand_worked_scene(convention), question_records(target),
+                                       placeholders=True, **scene_options)
+    return write
 
 
 def questions(root: Path) -> dict:
@@ -80,8 +87,8 @@ def messages(scene) -> str:
 
 
 @pytest.mark.parametrize("convention", ["opencv", "opengl"])
-def test_valid_scene_loads_with_poses_in_opencv(tmp_path, convention):
-    write_release(tmp_path, scene_doc(convention))
+def test_valid_scene_loads_with_poses_in_opencv(tmp_path, write_release, convention):
+    write_release(convention, edit=lambda doc: doc["instances"]["table_qwerty_0"]["bbox3"].pop("rotation"))
     scene = load_scene(tmp_path, "scene_1")
     assert scene.camera_convention == convention
     assert len(scene.diagnostics) == 0, messages(scene)
@@ -104,11 +111,10 @@ def test_valid_scene_loads_with_poses_in_opencv(tmp_path, convention):
     assert (m.width, m.height, m.kind) == (640, 512, "occupancy") and m.image.endswith("occupancy.png")
 
 
-def test_rotated_box_corners(tmp_path):
-    doc = scene_doc()
+def test_rotated_box_corners(tmp_path, write_release):
     s = np.sin(np.pi / 4)
-    doc["instances"][TARGET]["bbox3"] = {"translation": [1, 1, 1], "size": [2, 4, 6], "rotation": [0, 0, s, s]}
-    write_release(tmp_path, doc)
+    write_release(edit=lambda doc: doc["instances"][TARGET].update(
+        bbox3={"translation": [1, 1, 1], "size": [2, 4, 6], "rotation": [0, 0, s, s]}))
     box = load_scene(tmp_path, "scene_1").instances[TARGET].bbox
     corners = box.corners()
     assert corners.shape == (8, 3)
@@ -118,8 +124,8 @@ def test_rotated_box_corners(tmp_path):
 
 
 @pytest.mark.parametrize("convention", ["opencv", "opengl"])
-def test_recomputed_ground_truth_hand_worked(tmp_path, convention):
-    write_release(tmp_path, scene_doc(convention))
+def test_recomputed_ground_truth_hand_worked(tmp_path, write_release, convention):
+    write_release(convention)
     scene = SceneLibrary(tmp_path).get("scene_1")
     qs = questions(tmp_path)
     got = {}
@@ -143,10 +149,9 @@ def test_recomputed_ground_truth_hand_worked(tmp_path, convention):
     assert geo.target is None                           # TDS names no target
 
 
-def test_meta_overrides_uid_and_names_the_map(tmp_path):
-    doc = scene_doc()
-    doc["topdown"]["floorplan"] = {"width": 100, "height": 100, "world_to_pixel": [[10, 0, 0], [0, -10, 100]]}
-    write_release(tmp_path, doc)
+def test_meta_overrides_uid_and_names_the_map(tmp_path, write_release):
+    write_release(edit=lambda doc: doc["topdown"].update(
+        floorplan={"width": 100, "height": 100, "world_to_pixel": [[10, 0, 0], [0, -10, 100]]}))
     rec = {"task": "Object_Localization_Global_Position_visual", "uid": "anything", "scene": "scene_1",
            "answer": "<point>1 1</point>", "texts": [], "images": [],
            "meta": {"video": "video_3", "viewpoint": "pos_1_orient_0", "target": "table_qwerty_0",
@@ -170,8 +175,8 @@ def test_no_scene_json_is_none_and_reported_per_question(real_samples):
         assert recompute_ground_truth(q, geo).value is None
 
 
-def test_library_caches_and_lists(tmp_path):
-    write_release(tmp_path, scene_doc())
+def test_library_caches_and_lists(tmp_path, write_release):
+    write_release()
     lib = SceneLibrary(tmp_path)
     assert lib.available() == ["scene_1"]
     assert lib.get("scene_1") is lib.get("scene_1")
@@ -179,8 +184,8 @@ def test_library_caches_and_lists(tmp_path):
     assert lib.get("../scene_1") is None              # an id is never a path
 
 
-def test_malformed_json_names_file_and_line(tmp_path):
-    write_release(tmp_path, None, raw_text='{"instances": {\n  "a": [1,\n}')
+def test_malformed_json_names_file_and_line(tmp_path, write_release):
+    write_release(text='{"instances": {\n  "a": [1,\n}')
     scene = load_scene(tmp_path, "scene_1")
     err = scene.diagnostics.of_level("error")[0]
     assert err.file.endswith("scenes/scene_1/scene.json") and err.line == 3
@@ -191,10 +196,8 @@ def test_malformed_json_names_file_and_line(tmp_path):
     assert any(TARGET in p and "not an instance" in p for p in problems)
 
 
-def test_missing_instances_is_reported(tmp_path):
-    doc = scene_doc()
-    del doc["instances"]
-    write_release(tmp_path, doc)
+def test_missing_instances_is_reported(tmp_path, write_release):
+    write_release(edit=lambda doc: doc.pop("instances"))
     scene = load_scene(tmp_path, "scene_1")
     assert "no 'instances'" in messages(scene)
     assert "pos_1_orient_0" in scene.viewpoints       # the rest still loads
@@ -204,14 +207,14 @@ def test_missing_instances_is_reported(tmp_path):
     assert r.value is None and TARGET in r.reason
 
 
-def test_bad_video_poses_are_dropped_keeping_frame_indices(tmp_path):
-    doc = scene_doc()
-    poses = doc["videos"]["video_3"]["poses"]
-    poses[0][3] = float("nan")                                    # NaN translation
-    poses[1] = (np.array(poses[1]) * 2).tolist()                  # scaled: not rigid
-    poses.append((np.diag([-1.0, 1, 1, 1]) @ VIEW_CV).ravel().tolist())   # reflection
-    poses.append([1, 2, 3])                                       # wrong length
-    write_release(tmp_path, doc)
+def test_bad_video_poses_are_dropped_keeping_frame_indices(tmp_path, write_release):
+    def broken(doc):
+        poses = doc["videos"]["video_3"]["poses"]
+        poses[0][3] = float("nan")                                    # NaN translation
+        poses[1] = (np.array(poses[1]) * 2).tolist()                  # scaled: not rigid
+        poses.append((np.diag([-1.0, 1, 1, 1]) @ VIEW_CV).ravel().tolist())   # reflection
+        poses.append([1, 2, 3])                                       # wrong length
+    write_release(edit=broken)
     scene = load_scene(tmp_path, "scene_1")
     video = scene.videos["video_3"]
     assert video.poses.shape == (5, 4, 4)
@@ -225,12 +228,10 @@ def test_bad_video_poses_are_dropped_keeping_frame_indices(tmp_path):
     assert all(d.file.endswith("scene.json") for d in scene.diagnostics)
 
 
-def test_non_rigid_viewpoint_is_rejected_with_reason(tmp_path):
-    doc = scene_doc()
+def test_non_rigid_viewpoint_is_rejected_with_reason(tmp_path, write_release):
     bad = VIEW_CV.copy()
     bad[:3, 0] *= 1.5
-    doc["viewpoints"]["pos_1_orient_0"]["pose"] = bad.ravel().tolist()
-    write_release(tmp_path, doc)
+    write_release(edit=lambda doc: doc["viewpoints"]["pos_1_orient_0"].update(pose=bad.ravel().tolist()))
     scene = load_scene(tmp_path, "scene_1")
     assert "viewpoints.pos_1_orient_0.pose: pose rotation is not orthonormal" in messages(scene)
     q = questions(tmp_path)["ED"]
@@ -240,10 +241,8 @@ def test_non_rigid_viewpoint_is_rejected_with_reason(tmp_path):
     assert recompute_ground_truth(q, geo).value is None
 
 
-def test_map_without_world_to_pixel_still_shows(tmp_path):
-    doc = scene_doc()
-    del doc["topdown"]["occupancy"]["world_to_pixel"]
-    write_release(tmp_path, doc)
+def test_map_without_world_to_pixel_still_shows(tmp_path, write_release):
+    write_release(edit=lambda doc: doc["topdown"]["occupancy"].pop("world_to_pixel"))
     scene = load_scene(tmp_path, "scene_1")
     assert "topdown.occupancy has no world_to_pixel" in messages(scene)
     m = scene.topdown["occupancy"]
@@ -256,11 +255,11 @@ def test_map_without_world_to_pixel_still_shows(tmp_path):
     assert recompute_ground_truth(qs["ED"], link_question(qs["ED"], scene)).value == 90
 
 
-def test_singular_or_malformed_affine_is_refused(tmp_path):
-    doc = scene_doc()
-    doc["topdown"]["occupancy"]["world_to_pixel"] = [[1, 2, 0], [2, 4, 0]]
-    doc["topdown"]["flat"] = {"world_to_pixel": [[1, 0], [0, 1]], "width": 10, "height": 10}
-    write_release(tmp_path, doc)
+def test_singular_or_malformed_affine_is_refused(tmp_path, write_release):
+    def broken(doc):
+        doc["topdown"]["occupancy"]["world_to_pixel"] = [[1, 2, 0], [2, 4, 0]]
+        doc["topdown"]["flat"] = {"world_to_pixel": [[1, 0], [0, 1]], "width": 10, "height": 10}
+    write_release(edit=broken)
     scene = load_scene(tmp_path, "scene_1")
     assert scene.topdown["occupancy"].world_to_pixel is None and scene.topdown["flat"].world_to_pixel is None
     assert "singular" in messages(scene) and "topdown.flat.world_to_pixel" in messages(scene)
@@ -270,16 +269,17 @@ def test_singular_or_malformed_affine_is_refused(tmp_path):
     ("mesh", "../../outside.glb"), ("mesh", "/etc/passwd"),
     ("image", "../scene_2/topdown.png"), ("video", "videos/../../../x.mp4"),
 ])
-def test_paths_escaping_the_scene_folder_are_refused(tmp_path, field, value):
-    doc = scene_doc()
+def test_paths_escaping_the_scene_folder_are_refused(tmp_path, write_release, field, value):
     (tmp_path / "outside.glb").write_bytes(b"x")
-    if field == "mesh":
-        doc["geometry"]["mesh"] = value
-    elif field == "image":
-        doc["topdown"]["occupancy"]["image"] = value
-    else:
-        doc["videos"]["video_3"]["file"] = value
-    write_release(tmp_path, doc)
+
+    def broken(doc):
+        if field == "mesh":
+            doc["geometry"]["mesh"] = value
+        elif field == "image":
+            doc["topdown"]["occupancy"]["image"] = value
+        else:
+            doc["videos"]["video_3"]["file"] = value
+    write_release(edit=broken)
     scene = load_scene(tmp_path, "scene_1")
     assert "refused" in messages(scene)
     assert value in messages(scene)
@@ -288,18 +288,16 @@ def test_paths_escaping_the_scene_folder_are_refused(tmp_path, field, value):
     assert got is None
 
 
-def test_missing_referenced_file_is_a_warning(tmp_path):
-    doc = scene_doc()
-    doc["viewpoints"]["pos_1_orient_0"]["image"] = "views/nope.png"
-    write_release(tmp_path, doc)
+def test_missing_referenced_file_is_a_warning(tmp_path, write_release):
+    write_release(edit=lambda doc: doc["viewpoints"]["pos_1_orient_0"].update(image="views/nope.png"))
     scene = load_scene(tmp_path, "scene_1")
     w = scene.diagnostics.of_level("warning")
     assert len(w) == 1 and "views/nope.png" in w[0].message and "not found" in w[0].message
     assert scene.viewpoints["pos_1_orient_0"].image is None
 
 
-def test_target_not_in_scene_is_reported_per_question(tmp_path):
-    write_release(tmp_path, scene_doc(), target="sofa_zzzzzz_3")
+def test_target_not_in_scene_is_reported_per_question(tmp_path, write_release):
+    write_release(target="sofa_zzzzzz_3")
     scene = load_scene(tmp_path, "scene_1")
     qs = questions(tmp_path)
     for key in ("ED", "EDist", "GP"):
@@ -310,19 +308,20 @@ def test_target_not_in_scene_is_reported_per_question(tmp_path):
     assert link_question(qs["Pos"], scene).problems == []
 
 
-def test_bad_instances_and_fields_are_reported_and_skipped(tmp_path):
-    doc = scene_doc()
-    doc["camera_convention"] = "directx"
-    doc["instances"]["broken_aaaaaa_0"] = {"semantic": "lamp", "bbox3": {"translation": [0, "x", 0], "size": [1, 1, 1]}}
-    doc["instances"]["neg_aaaaaa_0"] = {"bbox3": {"translation": [0, 0, 0], "size": [1, -1, 1]}}
-    doc["instances"]["zero_aaaaaa_0"] = {
-        "bbox3": {"translation": [0, 0, 0], "size": [1, 1, 1], "rotation": [0, 0, 0, 0]}}
-    doc["instances"]["nobox_aaaaaa_0"] = {"semantic": "rug"}
-    doc["instances"]["list_aaaaaa_0"] = [1, 2]
-    doc["videos"]["video_3"]["intrinsics"] = {"width": 640}
-    doc["videos"]["video_3"]["fps"] = -1
-    doc["viewpoints"]["pos_2_orient_0"] = {"image": "x.png"}
-    write_release(tmp_path, doc)
+def test_bad_instances_and_fields_are_reported_and_skipped(tmp_path, write_release):
+    def broken(doc):
+        doc["camera_convention"] = "directx"
+        doc["instances"]["broken_aaaaaa_0"] = {"semantic": "lamp",
+                                               "bbox3": {"translation": [0, "x", 0], "size": [1, 1, 1]}}
+        doc["instances"]["neg_aaaaaa_0"] = {"bbox3": {"translation": [0, 0, 0], "size": [1, -1, 1]}}
+        doc["instances"]["zero_aaaaaa_0"] = {
+            "bbox3": {"translation": [0, 0, 0], "size": [1, 1, 1], "rotation": [0, 0, 0, 0]}}
+        doc["instances"]["nobox_aaaaaa_0"] = {"semantic": "rug"}
+        doc["instances"]["list_aaaaaa_0"] = [1, 2]
+        doc["videos"]["video_3"]["intrinsics"] = {"width": 640}
+        doc["videos"]["video_3"]["fps"] = -1
+        doc["viewpoints"]["pos_2_orient_0"] = {"image": "x.png"}
+    write_release(edit=broken)
     scene = load_scene(tmp_path, "scene_1")
     text = messages(scene)
     assert "camera_convention 'directx'" in text and scene.camera_convention == "opencv"
@@ -337,13 +336,10 @@ def test_bad_instances_and_fields_are_reported_and_skipped(tmp_path):
     assert TARGET in scene.instances and scene.instances[TARGET].bbox is not None
 
 
-def test_wrong_top_level_types(tmp_path):
-    write_release(tmp_path, [1, 2, 3])
+def test_wrong_top_level_types(tmp_path, write_release):
+    write_release(text=json.dumps([1, 2, 3]))
     assert "must be a JSON object" in messages(load_scene(tmp_path, "scene_1"))
-    doc = copy.deepcopy(scene_doc())
-    doc["videos"] = [1]
-    doc["format"] = "other/2"
-    write_release(tmp_path, doc)
+    write_release(edit=lambda doc: doc.update(videos=[1], format="other/2"))
     scene = load_scene(tmp_path, "scene_1")
     assert "'videos' must be an object" in messages(scene) and "format 'other/2'" in messages(scene)
     geo = link_question(questions(tmp_path)["ED"], scene)

@@ -330,27 +330,22 @@ def write_tiny_release(root: Path) -> Path:
     (answers recomputed from the geometry by the core) and two models' predictions."""
     from .core.geometry import recompute_ground_truth
     from .core.release import load_release
-    from .core.scene import SceneLibrary, link_question
+    from .core.scene import Intrinsics, Scene, SceneLibrary, TopdownMap, VideoTrack, Viewpoint, link_question
+    from .core.scene_writer import write_scene
 
     root = Path(root)
     folder = root / "scenes" / TINY_SCENE
     (folder / "videos").mkdir(parents=True, exist_ok=True)
-    poses = []
-    for k in range(10):                          # walking 10 cm a frame along +x, up to the view
-        T = np.array(TINY_POSE, float)
-        T[0, 3] -= 0.1 * (9 - k)
-        poses.append(T.ravel().tolist())
+    poses = np.repeat(np.array(TINY_POSE, float)[None], 10, axis=0)
+    poses[:, 0, 3] -= 0.1 * np.arange(9, -1, -1)   # walking 10 cm a frame along +x, up to the view
     video = _write_tiny_video(folder / "videos" / f"{TINY_VIDEO}.mp4")
-    doc = {
-        "format": "gst-scene/1", "scene": TINY_SCENE, "camera_convention": "opencv",
-        "instances": _tiny_instances(),
-        "topdown": {"occupancy": {"kind": "occupancy", "width": 640, "height": 512, "world_to_pixel": TINY_W2P}},
-        "videos": {TINY_VIDEO: {**({"file": f"videos/{TINY_VIDEO}.mp4"} if video else {}), "fps": 10,
-                                "intrinsics": TINY_INTRINSICS, "poses": poses}},
-        "viewpoints": {TINY_VIEW: {"pose": np.array(TINY_POSE, float).ravel().tolist(),
-                                   "intrinsics": TINY_INTRINSICS}},
-    }
-    (folder / "scene.json").write_text(json.dumps(doc, indent=1))
+    intrinsics = Intrinsics.from_dict(TINY_INTRINSICS)
+    write_scene(Scene(
+        TINY_SCENE, str(folder), "opencv", instances=_tiny_instances(),
+        topdown={"occupancy": TopdownMap("occupancy", None, "occupancy", 640, 512, TINY_W2P)},
+        videos={TINY_VIDEO: VideoTrack(TINY_VIDEO, f"videos/{TINY_VIDEO}.mp4" if video else None, 10,
+                                       intrinsics, poses)},
+        viewpoints={TINY_VIEW: Viewpoint(TINY_VIEW, TINY_POSE, None, intrinsics)}))
 
     records = []
     for key, task, target in TINY_QUESTIONS:
@@ -412,17 +407,18 @@ def _rough_answer(key: str, value) -> str:
 
 
 def _tiny_instances() -> dict:
-    def box(semantic, room, t, size):
-        return {"semantic": semantic, "room": room, "bbox3": {"translation": t, "size": size}}
-    return {
-        "floor_aaaaaa_0": box("floor", "living_room_0", [3.0, 2.5, -0.05], [6.0, 5.0, 0.1]),
-        "wall_bbbbbb_0": box("wall", "living_room_0", [3.0, -0.05, 1.3], [6.2, 0.1, 2.6]),
-        "wall_bbbbbb_1": box("wall", "living_room_0", [3.0, 5.05, 1.3], [6.2, 0.1, 2.6]),
-        "wall_bbbbbb_2": box("wall", "living_room_0", [-0.05, 2.5, 1.3], [0.1, 5.0, 2.6]),
-        "wall_bbbbbb_3": box("wall", "living_room_0", [6.05, 2.5, 1.3], [0.1, 5.0, 2.6]),
-        "armchair_abcdef_0": box("armchair", "living_room_0", [4.5, 3.5, 0.45], [0.9, 0.9, 0.9]),
-        "table_qwerty_0": box("table", "living_room_0", [3.5, 1.2, 0.4], [1.2, 0.8, 0.8]),
+    from .core.scene import Box3, Instance
+    boxes = {   # id: (semantic, centre, size), all in living_room_0
+        "floor_aaaaaa_0": ("floor", [3.0, 2.5, -0.05], [6.0, 5.0, 0.1]),
+        "wall_bbbbbb_0": ("wall", [3.0, -0.05, 1.3], [6.2, 0.1, 2.6]),
+        "wall_bbbbbb_1": ("wall", [3.0, 5.05, 1.3], [6.2, 0.1, 2.6]),
+        "wall_bbbbbb_2": ("wall", [-0.05, 2.5, 1.3], [0.1, 5.0, 2.6]),
+        "wall_bbbbbb_3": ("wall", [6.05, 2.5, 1.3], [0.1, 5.0, 2.6]),
+        "armchair_abcdef_0": ("armchair", [4.5, 3.5, 0.45], [0.9, 0.9, 0.9]),
+        "table_qwerty_0": ("table", [3.5, 1.2, 0.4], [1.2, 0.8, 0.8]),
     }
+    return {iid: Instance(iid, semantic, "living_room_0", Box3(centre, size))
+            for iid, (semantic, centre, size) in boxes.items()}
 
 
 def _write_tiny_video(path: Path) -> bool:

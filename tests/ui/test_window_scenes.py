@@ -1,5 +1,5 @@
 """The window on a release with scene metadata: map overlays, map levels, video sync, 3D, bad scenes."""
-import json
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -98,12 +98,9 @@ def test_3d_tab_without_opengl_explains_itself(qtbot, window, scene_release):
     assert sv.view3d.stack.currentWidget() is sv.view3d.message
 
 
-def test_broken_mesh_falls_back_to_boxes(qtbot, window, scene_release):
-    scene_json = scene_release / "scenes" / sr.SCENE / "scene.json"
-    doc = json.loads(scene_json.read_text())
-    doc["geometry"] = {"mesh": "scene.glb"}
-    (scene_json.parent / "scene.glb").write_bytes(b"glTF" + b"\x00" * 40)
-    scene_json.write_text(json.dumps(doc))
+def test_broken_mesh_falls_back_to_boxes(qtbot, window, scene_release, make_scene):
+    folder = make_scene(scene_release, dataclasses.replace(sr.scene(), mesh="scene.glb"))
+    (folder / "scene.glb").write_bytes(b"glTF" + b"\x00" * 40)
     sv = _open(qtbot, window, scene_release, "GP_v")
     assert sv.map_panel.select_source("render:photo")
     settle(qtbot, window)
@@ -112,8 +109,8 @@ def test_broken_mesh_falls_back_to_boxes(qtbot, window, scene_release):
     assert "scene.glb" in mesh._cache["load_problem"] and "boxes instead" in mesh._cache["load_problem"]
 
 
-def test_broken_scene_json_leaves_2d_working(qtbot, window, scene_release):
-    (scene_release / "scenes" / sr.SCENE / "scene.json").write_text("{ not json")
+def test_broken_scene_json_leaves_2d_working(qtbot, window, scene_release, make_scene):
+    make_scene(scene_release, sr.scene(), text="{ not json")
     open_release(qtbot, window, scene_release, [scene_release / "m1.jsonl"], uid=sr.UIDS["GP_v"])
     sv = window.sample_view
     qtbot.waitUntil(lambda: sv.geometry is not None, timeout=10000)

@@ -11,6 +11,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _new_file_mode())      # mkstemp makes it private (0600); open() would not
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -26,3 +27,10 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _new_file_mode() -> int:
+    """The mode open() gives a new file: 0666 less the umask (which can only be read by setting it)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask

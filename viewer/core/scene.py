@@ -1,8 +1,10 @@
-"""3D scene metadata: `<release>/scenes/<scene>/scene.json` (spec section 3).
+"""3D scene metadata (spec section 3): the Scene types, the release's scene library, question linking.
 
-A scene file is user data: every problem in it is reported in the Scene's
-diagnostics (file + JSON path + what), the offending part is left out, and
-the rest still loads, so the question still shows in 2D.
+Scenes come from scene sources (`scene_sources`): the first is the
+`<release>/scenes/<scene>/scene.json` folders. A scene file is user data:
+every problem in it is reported in the Scene's diagnostics (file + JSON path
++ what), the offending part is left out, and the rest still loads, so the
+question still shows in 2D.
 
 Poses are stored camera-to-world in the OpenCV convention whatever the file
 declares; a pose that is not rigid is reported and replaced by NaN, so frame
@@ -12,16 +14,19 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .diagnostics import Diagnostics, UserError
+from .diagnostics import Diagnostics
 from .geometry import quaternion_to_matrix
 from .tasks import column_keys
-from .textio import parse_json_document, read_text
+
+if TYPE_CHECKING:
+    from .scene_sources import SceneSource
 
 SCENES_FOLDER = "scenes"
 SCENE_FILE = "scene.json"
@@ -62,7 +67,12 @@ class Intrinsics:
 class Box3:
     translation: np.ndarray      # (3,) centre, world
     size: np.ndarray             # (3,) full extents along the box axes
-    rotation: np.ndarray         # (4,) [qx, qy, qz, qw], unit
+    rotation: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))   # [qx, qy, qz, qw]
+
+    def __post_init__(self):     # lists welcome: whoever builds a scene by hand writes numbers
+        self.translation = np.asarray(self.translation, float)
+        self.size = np.asarray(self.size, float)
+        self.rotation = np.asarray(self.rotation, float)
 
     @property
     def R(self) -> np.ndarray:
@@ -95,6 +105,10 @@ class TopdownMap:
     height: int | None
     world_to_pixel: np.ndarray | None       # (2, 3); None: shown, but points cannot be placed
 
+    def __post_init__(self):
+        if self.world_to_pixel is not None:
+            self.world_to_pixel = np.asarray(self.world_to_pixel, float).reshape(2, 3)
+
 
 @dataclass
 class VideoTrack:
@@ -103,7 +117,10 @@ class VideoTrack:
     fps: float | None
     intrinsics: Intrinsics | None
     poses: np.ndarray                       # (N, 4, 4) OpenCV camera-to-world; NaN where invalid
-    instances: dict[str, dict]              # instance id -> {appear_frames, best_frame_idx, best_bbox}
+    instances: dict[str, dict] = field(default_factory=dict)   # id -> {appear_frames, best_frame_idx, best_bbox}
+
+    def __post_init__(self):                # also accepts a list of 16-number poses
+        self.poses = np.asarray(self.poses, float).reshape(-1, 4, 4)
 
     @property
     def valid(self) -> np.ndarray:
@@ -118,24 +135,32 @@ class Viewpoint:
     image: str | None
     intrinsics: Intrinsics | None
 
+    def __post_init__(self):
+        self.pose = np.asarray(self.pose, float).reshape(4, 4)
+
 
 @dataclass
 class Scene:
+    """One scene's metadata. Paths (mesh, images, video files) are absolute once
+    loaded; a scene built to be written may name them relative to `folder`."""
     id: str
     folder: str
-    camera_convention: str                  # as declared; poses here are already OpenCV
-    mesh: str | None
-    instances: dict[str, Instance]
-    topdown: dict[str, TopdownMap]
-    videos: dict[str, VideoTrack]
-    viewpoints: dict[str, Viewpoint]
-    diagnostics: Diagnostics
+    camera_convention: str = "opencv"       # as declared; poses here are already OpenCV
+    mesh: str | None = None                 # the mesh file, when the geometry is one file
+    instances: dict[str, Instance] = field(default_factory=dict)
+    topdown: dict[str, TopdownMap] = field(default_factory=dict)
+    videos: dict[str, VideoTrack] = field(default_factory=dict)
+    viewpoints: dict[str, Viewpoint] = field(default_factory=dict)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
     # Entries present in the file but unusable, with the reason, so a question
     # naming one can say why rather than "not found".
     rejected: dict[str, str] = field(default_factory=dict)   # "viewpoint:<id>" -> reason
+    # The source that loaded it (set by SceneLibrary): the render layer asks it for the mesh.
+    source: SceneSource | None = field(default=None, repr=False, compare=False)
 
     @property
     def file(self) -> str:
+        """Where its scene.json is (or is written)."""
         return os.path.join(self.folder, SCENE_FILE)
 
 
@@ -144,52 +169,43 @@ def scene_file(release_root: str | Path, scene_id: str) -> Path:
 
 
 def load_scene(release_root: str | Path, scene_id: str) -> Scene | None:
-    """The scene's metadata, or None when the release has no scene.json for it."""
-    if not scene_id or scene_id in (".", "..") or any(s in scene_id for s in ("/", "\\", "\0")):
-        return None
-    path = scene_file(release_root, scene_id)
-    if not path.is_file():
-        return None
-    folder = os.path.normpath(os.path.abspath(path.parent))
-    diags = Diagnostics()
-    scene = Scene(scene_id, folder, "opencv", None, {}, {}, {}, {}, diags)
-    try:
-        doc = parse_json_document(read_text(path, diags), path, diags)
-    except UserError as e:
-        diags.error(str(e).split(": ", 1)[-1], path)
-        return scene
-    if doc is None:
-        return scene
-    if not isinstance(doc, dict):
-        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path)
-        return scene
-    from .scene_reader import SceneReader  # imports this module's types
-    SceneReader(scene, str(path)).read(doc)
-    return scene
+    """The scene from the release's scene sources, uncached (one-off use, worker processes);
+    None when no source has it."""
+    return SceneLibrary(release_root).load(scene_id)
 
 
 class SceneLibrary:
-    """Scenes of one release, loaded on first use and cached (also the absent ones)."""
+    """Scenes of one release from its scene sources, loaded on first use and cached
+    (also the absent ones). The first source that has an id wins; by default the
+    release's sources are those of `scene_sources.SOURCE_KINDS`, in that order."""
 
-    def __init__(self, release_root: str | Path):
+    def __init__(self, release_root: str | Path, sources: Sequence[SceneSource] | None = None):
         self.root = Path(release_root)
+        if sources is None:
+            from .scene_sources import release_sources  # imports this module's types
+            sources = release_sources(self.root)
+        self.sources = list(sources)
         self._cache: dict[str, Scene | None] = {}
         self._lock = threading.Lock()
 
     def get(self, scene_id: str) -> Scene | None:
         with self._lock:
             if scene_id not in self._cache:
-                self._cache[scene_id] = load_scene(self.root, scene_id)
+                self._cache[scene_id] = self.load(scene_id)
             return self._cache[scene_id]
 
+    def load(self, scene_id: str) -> Scene | None:
+        """The scene from the first source that has it, uncached."""
+        for source in self.sources:
+            scene = source.load(scene_id)
+            if scene is not None:
+                scene.source = source
+                return scene
+        return None
+
     def available(self) -> list[str]:
-        """Scene ids that have a scene.json, without loading them."""
-        folder = self.root / SCENES_FOLDER
-        try:
-            return sorted(e.name for e in os.scandir(folder)
-                          if e.is_dir() and os.path.isfile(os.path.join(e.path, SCENE_FILE)))
-        except OSError:
-            return []
+        """Scene ids some source has, without loading them."""
+        return sorted({sid for source in self.sources for sid in source.available()})
 
 
 @dataclass

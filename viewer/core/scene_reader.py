@@ -1,4 +1,4 @@
-"""Parsing scene.json into a `viewer.core.scene.Scene`, reporting every problem.
+"""Parsing a gst-scene/1 file (scene.json) into a `viewer.core.scene.Scene`, reporting every problem.
 
 Each part of the file is validated on its own; a bad part is reported (the
 scene.json path plus the JSON path inside it, e.g. `videos.video_3.poses[4]`)
@@ -7,16 +7,38 @@ and left out, and the rest still loads.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .diagnostics import UserError
 from .geometry import opengl_to_opencv, rigid_problems
 from .media import within
 from .scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
+from .textio import parse_json_document, read_text
 
 SCENE_FORMAT = "gst-scene/1"
 CONVENTIONS = ("opencv", "opengl")
+
+
+def read_scene_file(path: str | Path, scene_id: str) -> Scene:
+    """The scene in a gst-scene/1 file; its folder is the file's, its problems are in its diagnostics."""
+    path = Path(path)
+    scene = Scene(scene_id, os.path.normpath(os.path.abspath(path.parent)))
+    diags = scene.diagnostics
+    try:
+        doc = parse_json_document(read_text(path, diags), path, diags)
+    except UserError as e:
+        diags.error(str(e).split(": ", 1)[-1], path)
+        return scene
+    if doc is None:
+        return scene
+    if not isinstance(doc, dict):
+        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path)
+        return scene
+    SceneReader(scene, str(path)).read(doc)
+    return scene
 
 
 class SceneReader:

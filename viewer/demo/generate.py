@@ -27,13 +27,14 @@ from viewer import __version__
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import recompute_ground_truth
 from viewer.core.scene import link_question, load_scene
+from viewer.core.scene_writer import readable_json
 from viewer.core.tasks import COLUMN_BY_KEY, COLUMN_KEYS, Column
 
 from . import models
 from .drawing import write_image
 from .questions import Planned, map_path, plan_scene
 from .scenebuild import BuiltScene, DemoConfig, build_distractor, build_scene
-from .writer import readable_json, write_scene
+from .writer import write_scene
 
 MARKER = "demo.json"
 TDS_CHOICE = ("Easy: the true photo-like map among photo-like maps of other layouts; Medium: the same "

@@ -2,27 +2,21 @@
 
 scene.json stores poses in the scene's camera convention: OpenCV as
 rendered, or OpenGL (camera y and z negated, as USD/OmniGibson write them)
-for every second scene, so that readers exercise both.
+for every second scene, so that readers exercise both; the one gst-scene/1
+writer (`viewer.core.scene_writer`) does the conversion.
 """
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 
-from viewer.core.geometry import opencv_to_opengl
+from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from viewer.core.scene_writer import write_scene as write_scene_json
 
 from .drawing import trajectory_on_map, with_target_box, write_image, write_video
 from .questions import Needs
 from .scenebuild import BuiltScene, DemoConfig
-
-FORMAT = "gst-scene/1"
-
-
-def _pose_list(s: BuiltScene, pose: np.ndarray) -> list[float]:
-    m = opencv_to_opengl(pose) if s.convention == "opengl" else pose
-    return [float(v) + 0.0 for v in m.reshape(-1)]        # + 0.0: no "-0.0" in the file
 
 
 def _appearances(s: BuiltScene, frames: range, min_pixels: int) -> dict:
@@ -41,10 +35,9 @@ def _appearances(s: BuiltScene, frames: range, min_pixels: int) -> dict:
     return out
 
 
-def _video_entry(s: BuiltScene, file: str, frames: range, cfg: DemoConfig, min_pixels: int) -> dict:
-    return {"file": file, "fps": cfg.fps, "intrinsics": dict(s.intrinsics),
-            "poses": [_pose_list(s, s.poses[k]) for k in frames],
-            "instances": _appearances(s, frames, min_pixels)}
+def _video_track(s: BuiltScene, vid: str, frames: range, cfg: DemoConfig, min_pixels: int) -> VideoTrack:
+    return VideoTrack(vid, f"videos/{vid}.mp4", cfg.fps, Intrinsics.from_dict(s.intrinsics),
+                      np.array([s.poses[k] for k in frames]), _appearances(s, frames, min_pixels))
 
 
 def write_scene(s: BuiltScene, needs: Needs, cfg: DemoConfig, out_root) -> None:
@@ -68,36 +61,18 @@ def write_scene(s: BuiltScene, needs: Needs, cfg: DemoConfig, out_root) -> None:
     for rel, image in sorted(needs.option_images.items()):
         write_image(out_root / rel, image)
 
-    doc = {
-        "format": FORMAT,
-        "scene": s.id,
-        "camera_convention": s.convention,
-        "geometry": {"mesh": "scene.glb"},
-        "instances": {i.id: {"semantic": i.category, **({"room": i.room} if i.room else {}),
-                             "bbox3": i.bbox3()}
-                      for i in s.apt.instances},
-        "topdown": {level: {"image": f"topdown/{level}.png", "kind": level,
-                            "width": cfg.map_width, "height": cfg.map_height,
-                            "world_to_pixel": s.world_to_pixel.tolist()}
-                    for level in s.maps},
-        "videos": {"video_0": _video_entry(s, "videos/video_0.mp4", range(len(s.poses)), cfg, min_pixels)},
-        "viewpoints": {name: {"pose": _pose_list(s, s.views[name].pose), "image": f"views/{name}.jpg",
-                              "intrinsics": dict(s.intrinsics)}
-                       for name in sorted(needs.views, key=_natural)},
-    }
-    for k, (a, b) in sorted(needs.subs.items()):
-        doc["videos"][f"sub_trajectory_{k}"] = _video_entry(s, f"videos/sub_trajectory_{k}.mp4",
-                                                            range(a, b), cfg, min_pixels)
-    (folder / "scene.json").write_text(readable_json(doc) + "\n", encoding="utf-8")
-
-
-_NUMBER_LIST = re.compile(r"\[\s*(-?[\d.eE+-]+(?:,\s*-?[\d.eE+-]+)*)\s*\]")
-
-
-def readable_json(doc) -> str:
-    """Indented JSON with lists of numbers (poses, boxes, frames) kept on one line."""
-    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]",
-                            json.dumps(doc, indent=1, ensure_ascii=False))
+    intrinsics = Intrinsics.from_dict(s.intrinsics)
+    videos = [_video_track(s, "video_0", range(len(s.poses)), cfg, min_pixels)]
+    videos += [_video_track(s, f"sub_trajectory_{k}", range(a, b), cfg, min_pixels)
+               for k, (a, b) in sorted(needs.subs.items())]
+    views = sorted(needs.views, key=_natural)
+    write_scene_json(Scene(
+        s.id, str(folder), s.convention, mesh="scene.glb",
+        instances={i.id: Instance(i.id, i.category, i.room or None, Box3(**i.bbox3())) for i in s.apt.instances},
+        topdown={level: TopdownMap(level, f"topdown/{level}.png", level, cfg.map_width, cfg.map_height,
+                                   s.world_to_pixel) for level in s.maps},
+        videos={track.id: track for track in videos},
+        viewpoints={name: Viewpoint(name, s.views[name].pose, f"views/{name}.jpg", intrinsics) for name in views}))
 
 
 def _natural(name: str):

@@ -36,7 +36,7 @@ class SceneAssets:
             return self._locks.setdefault(key, threading.Lock())
 
     def mesh(self, scene: Scene):
-        """The scene's SceneMesh: its mesh file, else its instance boxes. UserError if neither."""
+        """The scene's SceneMesh: the mesh its source names, else its instance boxes. UserError if neither."""
         with self._lock(scene.id):
             if scene.id in self._meshes:
                 return self._meshes[scene.id]
@@ -54,9 +54,11 @@ class SceneAssets:
         from .scene_mesh import boxes_mesh, load_scene_mesh
         semantics = {k: v.semantic for k, v in scene.instances.items() if v.semantic}
         boxes = {k: v.bbox for k, v in scene.instances.items() if v.bbox is not None}
-        if scene.mesh:
+        # The scene's source says where its geometry is (a scene built by hand has no source).
+        mesh_file = scene.source.mesh(scene.id) if scene.source is not None else None
+        if mesh_file is not None:
             try:
-                return load_scene_mesh(scene.mesh, semantics)
+                return load_scene_mesh(mesh_file.path, semantics)
             except UserError as e:
                 if not boxes:
                     raise
