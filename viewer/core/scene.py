@@ -156,12 +156,12 @@ def load_scene(release_root: str | Path, scene_id: str) -> Scene | None:
     try:
         doc = parse_json_document(read_text(path, diags), path, diags)
     except UserError as e:
-        diags.error(str(e).split(": ", 1)[-1], path)
+        diags.error(str(e).split(": ", 1)[-1], path, code="file.unreadable")
         return scene
     if doc is None:
         return scene
     if not isinstance(doc, dict):
-        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path)
+        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path, code="scene.not_object")
         return scene
     from .scene_reader import SceneReader  # imports this module's types
     SceneReader(scene, str(path)).read(doc)
