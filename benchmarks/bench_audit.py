@@ -158,8 +158,9 @@ def main() -> None:
 
     from viewer.core.audit import run_audit
     from viewer.core.release import load_release
+    from viewer.render.visibility import SceneVisibility
     release = load_release(root)
-    report = run_audit(release, workers=args.workers)          # also warms the file cache
+    report = run_audit(release, workers=args.workers, visibility=SceneVisibility)          # also warms the file cache
     rays = report.rays_cast
     cmd = [sys.executable, "-m", "viewer", "audit", str(root), "--json"]
     if args.workers:

@@ -6,15 +6,19 @@ import audit_release as ar
 import numpy as np
 import pytest
 
-from viewer.core.audit import CHECK_IDS, SCENE_CHECKS, Finding, parse_checks, run_audit
+from viewer.core.audit import CHECKS, SCENE, VISIBILITY, Finding, parse_checks, run_audit
 from viewer.core.diagnostics import UserError
 from viewer.core.release import load_release
+from viewer.render.visibility import SceneVisibility
 
 U = ar.uid
+# The checks counted per question of a scene with metadata.
+SCENE_CHECKS = {c.id for c in CHECKS if SCENE in c.needs and c.per_question}
+RAY_CHECKS = {c.id for c in CHECKS if VISIBILITY in c.needs}
 
 
 def audit(root, **kw):
-    return run_audit(load_release(root), **kw)
+    return run_audit(load_release(root), visibility=SceneVisibility, **kw)
 
 
 def flagged(report, severity=None) -> set[tuple[str, str]]:
@@ -171,12 +175,26 @@ def test_scene_without_mesh_or_boxes_skips_visibility(release):
     assert not any(f.severity == "error" for f in report.findings)
 
 
+def test_without_a_ray_caster_the_visibility_checks_are_skipped_never_passed(release):
+    doc = ar.read_scene(release)
+    doc["instances"][ar.CHAIR]["bbox3"]["translation"] = [3.5, 1.0, 0.45]     # in view of pos_1
+    ar.write_scene(release, doc)
+    ar.refresh(release)
+    report = run_audit(load_release(release))
+    summary = report.summary()
+    for check in RAY_CHECKS:
+        assert summary[check]["checked"] == 0 and summary[check]["skipped"] > 0, check
+        assert "no ray caster" in report.tally.skip_reasons[check].most_common(1)[0][0]
+    assert report.findings == [] and report.rays_cast == 0
+    assert summary["gt_direction_mismatch"]["checked"] == 3            # the other scene checks still run
+
+
 def test_json_document_has_exactly_the_promised_shape(release):
     ar.set_answer(release, U("ED_v"), "90")
     doc = json.loads(json.dumps(audit(release).to_json(), allow_nan=False))
     assert set(doc) == {"findings", "summary"}
     assert all(set(f) == {"uid", "check", "severity", "message", "details"} for f in doc["findings"])
-    assert set(doc["summary"]) == set(CHECK_IDS)
+    assert list(doc["summary"]) == list(CHECKS.ids())
     assert all(set(v) == {"flagged", "checked", "skipped"} for v in doc["summary"].values())
 
 
@@ -210,7 +228,7 @@ def test_evidence_pictures(tmp_path):
     ar.write_scene(root, doc)
     ar.refresh(root)
     release = load_release(root)
-    report = run_audit(release)
+    report = run_audit(release, visibility=SceneVisibility)
     by = {(f.uid, f.check): f for f in report.findings}
 
     f = by[(U("ED_v"), "target_visible_in_query_view")]

@@ -22,6 +22,7 @@ from viewer.core.release import load_release  # noqa: E402
 from viewer.core.scene import SceneLibrary, link_question  # noqa: E402
 from viewer.core.scene_writer import write_scene_document  # noqa: E402
 from viewer.core.tasks import column_for_task  # noqa: E402
+from viewer.render.visibility import SceneVisibility  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -137,7 +138,7 @@ def move_target_into_view(root, recs):
 
 
 def test_clean_demo_has_no_error_findings(demo):
-    report = run_audit(load_release(demo))
+    report = run_audit(load_release(demo), visibility=SceneVisibility)
     assert [f for f in report.findings if f.severity == "error"] == []
     for check in ("target_visible_in_query_view", "target_unseen_in_video", "query_near_trajectory",
                   "gt_direction_mismatch", "gt_point_mismatch", "ambiguous_semantic_target"):
@@ -179,7 +180,7 @@ def test_planted_errors_are_found_exactly(release):
     (release / visual["copied_video_path"]).unlink()
     write_records(release, recs)
 
-    report = run_audit(load_release(release))
+    report = run_audit(load_release(release), visibility=SceneVisibility)
     found = {(f.uid, f.check) for f in report.findings}
     expected = {(seen_uid, "target_visible_in_query_view"), (pos["uid"], "query_near_trajectory"),
                 (angle["uid"], "gt_direction_mismatch")}
@@ -204,7 +205,7 @@ def test_flipped_angles_and_the_sign_flipping_model_are_named(release):
     loaded = load_release(release)
     results = [evaluate(loaded, s) for p in sorted((release / "predictions").glob("*.jsonl"))
                for s in load_predictions(p)]
-    report = run_audit(loaded, results)
+    report = run_audit(loaded, results, visibility=SceneVisibility)
     named = {(f.details["family"], f.details["convention"]["sign"]) for f in report.findings
              if f.check == "gt_angle_convention"}
     assert named == {("ED", "clockwise"), ("Ori", "clockwise")}

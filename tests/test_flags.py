@@ -93,8 +93,7 @@ def test_import_reports_bad_rows_with_their_line(store, tmp_path):
     path.write_text("uid,verdict,note\nq1,ok,fine\nq2,great,?\n,ok,\n")
     changed, diags = import_flags(store, path)
     assert changed == 2 and set(store.all()) == {"q1"}
-    assert [(d.line, d.message.split(";")[0]) for d in diags] == [
-        (3, "unknown verdict 'great' for q2"), (4, "row without a uid")]
+    assert [(d.line, d.code) for d in diags] == [(3, "flags.unknown_verdict"), (4, "flags.no_uid")]
 
 
 def test_corrupt_database_leaves_the_store_read_only(tmp_path):

@@ -33,7 +33,7 @@ def test_duplicates_last_wins_and_warns(tmp_path):
     (s,) = load_predictions(f)
     assert s.raw["a"] == "2"
     w = s.diagnostics.of_level("warning")[0]
-    assert "duplicate" in w.message and w.line == 2 and "line 1" in w.message
+    assert w.code == "prediction.duplicate" and w.line == 2 and "line 1" in w.message     # where the first was
 
 
 def test_malformed_lines_reported_rest_kept(tmp_path):
@@ -41,8 +41,8 @@ def test_malformed_lines_reported_rest_kept(tmp_path):
     f.write_text('{"uid": "a", "prediction": "1"}\nnot json\n{"uid": "b"}\n[1]\n{"uid": "c", "prediction": "3"}\n')
     (s,) = load_predictions(f)
     assert s.raw == {"a": "1", "c": "3"}
-    lines = sorted(d.line for d in s.diagnostics.of_level("error"))
-    assert lines == [2, 3, 4]
+    errors = sorted((d.line, d.code) for d in s.diagnostics.of_level("error"))
+    assert errors == [(2, "json.malformed"), (3, "prediction.no_value"), (4, "prediction.not_object")]
 
 
 def test_lmms_eval_new_layout(tmp_path):

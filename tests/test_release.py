@@ -23,8 +23,7 @@ def test_six_real_samples_load_unchanged(real_samples):
     missing = [(q.uid, m.declared) for q, m in r.missing_media()]
     assert len(missing) == 5 and TDSM_UID not in {u for u, _ in missing}
     assert r.get(TDSM_UID).video.exists
-    warnings = [str(d) for d in r.diagnostics.of_level("warning")]
-    assert sum("video" in w and "file not found" in w for w in warnings) == 5
+    assert [d.level for d in r.diagnostics.with_code("media.missing")] == ["warning"] * 5
     assert not r.diagnostics.of_level("error")
     # sample_summary.json is not a question.
     assert len(r) == 6
@@ -60,7 +59,7 @@ def test_malformed_json_line_is_reported_with_line_and_rest_loads(tmp_path):
     assert [q.uid for q in r.questions] == ["a", "c"]
     errs = r.diagnostics.of_level("error")
     assert len(errs) == 1 and errs[0].line == 2 and errs[0].file.endswith("questions.jsonl")
-    assert "malformed JSON" in errs[0].message
+    assert errs[0].code == "json.malformed"
 
 
 def test_malformed_question_json_reports_line(tmp_path):
@@ -79,7 +78,8 @@ def test_unknown_task_reported_and_kept_out_of_columns(tmp_path):
     r = load_release(tmp_path)
     assert len(r) == 2 and r.get("b").column is None
     assert list(r.column) == [0, -1]
-    assert any("Counting_Chairs" in d.message for d in r.diagnostics.of_level("warning"))
+    [unknown] = r.diagnostics.with_code("task.unknown")
+    assert unknown.level == "warning" and "Counting_Chairs" in unknown.message
 
 
 def test_task_names_match_case_insensitively_and_trajectory_alias(tmp_path):
@@ -96,7 +96,7 @@ def test_duplicate_uid_last_wins_with_warning(tmp_path):
     _write_jsonl(tmp_path / "questions.jsonl", [_rec("a", answer="10"), _rec("a", answer="20")])
     r = load_release(tmp_path)
     assert len(r) == 1 and r.get("a").truth.value == 20
-    assert any("duplicate uid" in d.message and d.line == 2 for d in r.diagnostics)
+    assert [d.line for d in r.diagnostics.with_code("release.duplicate_uid")] == [2]
 
 
 def test_non_utf8_file_is_reported_and_loads(tmp_path):
@@ -105,14 +105,14 @@ def test_non_utf8_file_is_reported_and_loads(tmp_path):
     (tmp_path / "questions.jsonl").write_bytes(good + b"\n" + bad + b"\n")
     r = load_release(tmp_path)
     assert len(r) == 2
-    err = [d for d in r.diagnostics.of_level("error") if "UTF-8" in d.message]
-    assert err and err[0].line == 2
+    err = r.diagnostics.with_code("file.not_utf8")
+    assert err and err[0].level == "error" and err[0].line == 2
 
 
 def test_empty_file_is_reported(tmp_path):
     (tmp_path / "questions.jsonl").write_text("")
     r = load_release(tmp_path)
-    assert len(r) == 0 and "empty" in r.diagnostics.of_level("error")[0].message
+    assert len(r) == 0 and r.diagnostics.of_level("error")[0].code == "file.empty"
 
 
 def test_nan_and_invalid_ground_truth(tmp_path):
@@ -124,8 +124,7 @@ def test_nan_and_invalid_ground_truth(tmp_path):
     r = load_release(tmp_path)
     assert len(r) == 3
     assert np.isnan(r.truth_value).all()
-    msgs = " ".join(d.message for d in r.diagnostics.of_level("error"))
-    assert "'nan'" in msgs and "'inf'" in msgs and "'word'" in msgs
+    assert [d.line for d in r.diagnostics.of_level("error") if d.code == "truth.invalid"] == [1, 2, 3]
 
 
 def test_media_escaping_the_release_is_refused(tmp_path):
@@ -143,8 +142,9 @@ def test_questions_json_list_layout_with_bad_record(tmp_path):
     (tmp_path / "questions.json").write_text(json.dumps([_rec("a"), "junk", {"task": "x"}]))
     r = load_release(tmp_path)
     assert [q.uid for q in r.questions] == ["a"]
-    msgs = [d.message for d in r.diagnostics.of_level("error")]
-    assert any(m.startswith("record 2:") for m in msgs) and any(m.startswith("record 3:") for m in msgs)
+    # Records inside one JSON list have no line of their own: the message names the record.
+    assert [(d.code, d.message.split(":")[0]) for d in r.diagnostics.of_level("error")] == [
+        ("question.not_object", "record 2"), ("question.no_uid", "record 3")]
 
 
 def test_missing_release_is_a_user_error(tmp_path):
@@ -160,7 +160,8 @@ def test_huge_file_is_refused_clearly(tmp_path, monkeypatch):
     _write_jsonl(tmp_path / "questions.jsonl", [_rec("a"), _rec("b")])
     r = load_release(tmp_path)
     assert len(r) == 0
-    assert "larger than" in r.diagnostics.of_level("error")[0].message
+    err = r.diagnostics.of_level("error")[0]
+    assert err.code == "file.unreadable" and "larger than" in err.message
 
 
 def test_media_in_a_symlinked_folder_and_unusual_spellings_are_found(tmp_path):

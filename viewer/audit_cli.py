@@ -18,7 +18,7 @@ FINDINGS_SHOWN = 40
 
 
 def cmd_audit(argv: list[str]) -> int:
-    from .core.audit import CHECK_IDS
+    from .core.audit import CHECKS
     p = argparse.ArgumentParser(prog="gst-viewer audit",
                                 description="Find questions whose ground truth or promises do not hold "
                                             "(spec section 4).")
@@ -26,7 +26,7 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--predictions", "-p", nargs="*", default=[], help="prediction files (for the model checks)")
     p.add_argument("--json", action="store_true",
                    help='print {"findings": [...], "summary": {...}} instead of the table')
-    p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECK_IDS))
+    p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECKS.ids()))
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the per-scene checks (default: the CPU count for large releases)")
     p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
@@ -34,13 +34,15 @@ def cmd_audit(argv: list[str]) -> int:
 
     from .core.audit import parse_checks, run_audit
     from .core.session import open_session
+    from .render.visibility import SceneVisibility
     from .textprogress import ProgressBar
 
     checks = parse_checks(args.checks)
     session = open_session(args.release, args.predictions)
     _print_problems([str(d) for d in session.diagnostics])
     with ProgressBar("auditing", len(session.release)) as bar:
-        report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers)
+        report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
+                           visibility=SceneVisibility)
     _print_problems(sorted(set(report.problems)))
     if args.json:
         print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
@@ -50,7 +52,7 @@ def cmd_audit(argv: list[str]) -> int:
 
 
 def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
-    from .core.audit import CHECK_BY_ID
+    from .core.audit import CHECKS
     summary = report.summary()
     width = max(len(c) for c in summary)
     lines = [f"{'check'.ljust(width)}  severity  flagged  checked  skipped  why skipped (most often)"]
@@ -58,7 +60,7 @@ def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
     for check, n in summary.items():
         reasons = report.tally.skip_reasons[check].most_common(1)
         why = f"{reasons[0][0]} ({reasons[0][1]})" if reasons else ""
-        lines.append(f"{check.ljust(width)}  {CHECK_BY_ID[check].severity:<8}  {n['flagged']:>7}  "
+        lines.append(f"{check.ljust(width)}  {CHECKS[check].severity:<8}  {n['flagged']:>7}  "
                      f"{n['checked']:>7}  {n['skipped']:>7}  {why}")
     findings = report.findings
     if findings:

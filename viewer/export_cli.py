@@ -33,7 +33,7 @@ def _session(args):
     preds = args.predictions if args.predictions is not None else default_predictions(Path(args.release))
     session = open_session(args.release, preds)
     for d in session.diagnostics.of_level("error"):
-        if "prediction" in d.message or (d.file and str(d.file).endswith((".jsonl", ".json", ".tsv"))):
+        if d.code.startswith("prediction.") or (d.file and str(d.file).endswith((".jsonl", ".json", ".tsv"))):
             print(f"gst-viewer: {d}", file=sys.stderr)
     return session, choose_models(session, args.models)
 

@@ -3,6 +3,11 @@
 Every loader returns its result together with a list of `Diagnostic`s so
 that one bad record never hides the good ones; the CLI prints them and the
 window shows them in its status bar and log.
+
+Each diagnostic has a machine-readable `code`, "<area>.<what>" (e.g.
+"json.malformed", "prediction.unknown_uid", "media.missing"): code that
+reacts to a kind of problem tests the code, never the message, whose
+wording is for people and may change.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ class UserError(Exception):
 @dataclass(frozen=True)
 class Diagnostic:
     level: str                  # "error" | "warning" | "info"
+    code: str                   # "<area>.<what>", e.g. "json.malformed"
     message: str
     file: str | None = None
     line: int | None = None
@@ -32,20 +38,26 @@ class Diagnostic:
 class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
-        self.items.append(Diagnostic("error", message, _s(file), line))
+    def error(self, message: str, file: str | Path | None = None, line: int | None = None, *, code: str) -> None:
+        self.items.append(Diagnostic("error", code, message, _s(file), line))
 
-    def warning(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
-        self.items.append(Diagnostic("warning", message, _s(file), line))
+    def warning(self, message: str, file: str | Path | None = None, line: int | None = None, *, code: str) -> None:
+        self.items.append(Diagnostic("warning", code, message, _s(file), line))
 
-    def info(self, message: str, file: str | Path | None = None, line: int | None = None) -> None:
-        self.items.append(Diagnostic("info", message, _s(file), line))
+    def info(self, message: str, file: str | Path | None = None, line: int | None = None, *, code: str) -> None:
+        self.items.append(Diagnostic("info", code, message, _s(file), line))
 
     def extend(self, other: "Diagnostics") -> None:
         self.items.extend(other.items)
 
     def of_level(self, level: str) -> list[Diagnostic]:
         return [d for d in self.items if d.level == level]
+
+    def with_code(self, code: str) -> list[Diagnostic]:
+        """The diagnostics of one code, or of a whole area when `code` ends with a dot ("prediction.")."""
+        if code.endswith("."):
+            return [d for d in self.items if d.code.startswith(code)]
+        return [d for d in self.items if d.code == code]
 
     def __iter__(self):
         return iter(self.items)

@@ -119,14 +119,14 @@ def evaluate(release: Release, preds: PredictionSet,
     if unknown:
         shown = ", ".join(repr(u) for u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         diags.warning(f"{len(unknown)} predictions name questions not in this release: {shown}",
-                      preds.source)
+                      preds.source, code="prediction.unknown_uid")
     n_missing = int(np.sum(~present & (release.column >= 0)))
     if n_missing:
         diags.warning(f"{n_missing} questions have no prediction from {preds.model!r}; "
-                      "they score 0", preds.source)
+                      "they score 0", preds.source, code="prediction.missing")
     if preds.positional and any(k not in release.index for k in preds.raw):
         diags.info("some predictions carry no uid and were matched by their position "
-                   "(doc_id / index) in the release", preds.source)
+                   "(doc_id / index) in the release", preds.source, code="prediction.matched_by_position")
     return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
                        unknown, diags)
 

@@ -67,12 +67,12 @@ def import_flags(store: FlagStore, path: str | Path) -> tuple[int, Diagnostics]:
     changed = 0
     for where, row in read_flag_file(path, diags):
         if not isinstance(row, dict) or not isinstance(row.get("uid"), str) or not row["uid"]:
-            diags.error("row without a uid; skipped", path, where)
+            diags.error("row without a uid; skipped", path, where, code="flags.no_uid")
             continue
         verdict = row.get("verdict") or None
         if verdict is not None and verdict not in VERDICTS:
             diags.error(f"unknown verdict {verdict!r} for {row['uid']}; expected one of "
-                        f"{', '.join(VERDICTS)}; skipped", path, where)
+                        f"{', '.join(VERDICTS)}; skipped", path, where, code="flags.unknown_verdict")
             continue
         note = row.get("note") or None
         author = row.get("author") or None

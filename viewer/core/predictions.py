@@ -42,7 +42,7 @@ class PredictionSet:
             prev = self.lines.get(key)
             self.diagnostics.warning(
                 f"duplicate prediction for {key!r}" + (f" (first at line {prev})" if prev else "")
-                + "; the last one wins", self.source, line)
+                + "; the last one wins", self.source, line, code="prediction.duplicate")
         self.raw[key] = value
         if line:
             self.lines[key] = line
@@ -116,7 +116,7 @@ def _plain_records(path: Path, numbers: list[int], values: list[Any]) -> Predict
             uid = r["uid"]
             if uid in first:
                 s.diagnostics.warning(f"duplicate prediction for {uid!r} (first at line {first[uid]}); "
-                                      "the last one wins", path, n)
+                                      "the last one wins", path, n, code="prediction.duplicate")
             else:
                 first[uid] = n
     return s
@@ -145,7 +145,8 @@ def _from_records(path: Path, records: Iterable[tuple[int | None, Any]],
     default = _default_model(path)
     for line, rec in records:
         if not isinstance(rec, dict):
-            diags.error(f"a prediction must be a JSON object, got {type(rec).__name__}", path, line)
+            diags.error(f"a prediction must be a JSON object, got {type(rec).__name__}", path, line,
+                        code="prediction.not_object")
             continue
         model = rec.get("model") if isinstance(rec.get("model"), str) and rec.get("model") else default
         lmms = "doc_id" in rec or "resps" in rec or "filtered_resps" in rec
@@ -155,11 +156,12 @@ def _from_records(path: Path, records: Iterable[tuple[int | None, Any]],
             key = next((rec[k] for k in UID_KEYS if k in rec), None)
             value = next((rec[k] for k in PREDICTION_KEYS if k in rec), _NO_VALUE)
         if key is None or (isinstance(key, str) and not key):
-            diags.error("record without a uid (looked for " + ", ".join(UID_KEYS) + ")", path, line)
+            diags.error("record without a uid (looked for " + ", ".join(UID_KEYS) + ")", path, line,
+                        code="prediction.no_uid")
             continue
         if value is _NO_VALUE:
             diags.error(f"record {key!r} has no prediction (looked for "
-                        + ", ".join(PREDICTION_KEYS) + ")", path, line)
+                        + ", ".join(PREDICTION_KEYS) + ")", path, line, code="prediction.no_value")
             continue
         s = sets.get(model)
         if s is None:
@@ -209,13 +211,13 @@ def _table_set(path: Path, header: list[str], rows: Iterable[tuple[int, list[Any
     for line, row in rows:
         if len(row) <= max(key_col, val_col):
             s.diagnostics.error(f"row has {len(row)} cells, expected at least "
-                                f"{max(key_col, val_col) + 1}", path, line)
+                                f"{max(key_col, val_col) + 1}", path, line, code="prediction.short_row")
             continue
         key = row[key_col]
         if isinstance(key, float) and key.is_integer():
             key = int(key)
         if key is None or str(key).strip() == "":
-            s.diagnostics.error("row without an index", path, line)
+            s.diagnostics.error("row without an index", path, line, code="prediction.no_uid")
             continue
         s.put(str(key).strip(), "" if row[val_col] is None else row[val_col], line)
     return s

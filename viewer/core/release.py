@@ -181,7 +181,7 @@ def load_release(path: str | Path) -> Release:
             files, layout = found[:1], "root-file"
             if len(found) > 1:
                 diags.warning(f"both {ROOT_FILES[0]} and {ROOT_FILES[1]} exist; reading {found[0].name}",
-                              root)
+                              root, code="release.two_root_files")
         else:
             files, layout = _find_question_files(root), "question-folders"
     if not files:
@@ -213,7 +213,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
                 prev_source, prev_line = where[at]
                 prev = f"{prev_source}:{prev_line}" if prev_line else prev_source
                 diags.warning(f"duplicate uid {uid!r} (first at {prev}); the last one wins",
-                              source, shown_line)
+                              source, shown_line, code="release.duplicate_uid")
                 records[at], where[at], base_dirs[at] = rec, (source, shown_line), base_dir
             else:
                 index[uid] = len(records)
@@ -286,7 +286,7 @@ def _records(path: Path, diags: Diagnostics) -> Iterable[tuple[Any, int | None]]
     try:
         text = read_text(path, diags)
     except UserError as e:
-        diags.error(str(e).split(": ", 1)[-1], path)
+        diags.error(str(e).split(": ", 1)[-1], path, code="file.unreadable")
         return
     if path.suffix == ".jsonl":
         numbers, values = read_json_lines(text, path, diags)
@@ -307,11 +307,12 @@ def _report_invalid_record(rec: Any, source: str, line: int | None, diags: Diagn
     label = f"record {-line}: " if line and line < 0 else ""
     at = dict(file=source, line=line if line and line > 0 else None)
     if not isinstance(rec, dict):
-        diags.error(f"{label}a question must be a JSON object, got {type(rec).__name__}", **at)
+        diags.error(f"{label}a question must be a JSON object, got {type(rec).__name__}", **at,
+                    code="question.not_object")
     elif not isinstance(rec.get("uid"), str) or not rec.get("uid"):
-        diags.error(f"{label}question without a 'uid' string; skipped", **at)
+        diags.error(f"{label}question without a 'uid' string; skipped", **at, code="question.no_uid")
     else:
-        diags.error(f"{label}question {rec['uid']!r} has no 'task'; skipped", **at)
+        diags.error(f"{label}question {rec['uid']!r} has no 'task'; skipped", **at, code="question.no_task")
 
 
 def _check_media(records: list[dict], base_dirs: list[str], media: MediaIndex
@@ -376,17 +377,17 @@ def _report(release: Release, unknown_tasks: dict[str, int], bad_truth: list[int
     d = release.diagnostics
     for task, count in unknown_tasks.items():
         d.warning(f"task {task!r} ({count} questions) is not one of the 12 GST-Bench tasks; "
-                  "kept out of the leaderboard", release.root)
+                  "kept out of the leaderboard", release.root, code="task.unknown")
     for i in bad_truth[:REPORT_LIMIT]:
         q = release.questions[i]
         d.error(f"question {q.uid!r}: ground truth {q.answer_raw!r} is not a valid "
-                f"{q.column.kind_name} answer ({q.truth.status})", q.source, q.line)
+                f"{q.column.kind_name} answer ({q.truth.status})", q.source, q.line, code="truth.invalid")
     if len(bad_truth) > REPORT_LIMIT:
         d.error(f"... and {len(bad_truth) - REPORT_LIMIT} more questions with invalid ground truth",
-                release.root)
+                release.root, code="truth.invalid_summary")
     for i, kind, declared, why in release.missing[:REPORT_LIMIT]:
         source, line = release.questions._where[i]
-        d.warning(f"question {release.uids[i]!r}: {kind} {declared!r}: {why}", source, line)
+        d.warning(f"question {release.uids[i]!r}: {kind} {declared!r}: {why}", source, line, code="media.missing")
     if len(release.missing) > REPORT_LIMIT:
         d.warning(f"... and {len(release.missing) - REPORT_LIMIT} more missing media files",
-                  release.root)
+                  release.root, code="media.missing_summary")

@@ -30,12 +30,12 @@ def read_scene_file(path: str | Path, scene_id: str) -> Scene:
     try:
         doc = parse_json_document(read_text(path, diags), path, diags)
     except UserError as e:
-        diags.error(str(e).split(": ", 1)[-1], path)
+        diags.error(str(e).split(": ", 1)[-1], path, code="file.unreadable")
         return scene
     if doc is None:
         return scene
     if not isinstance(doc, dict):
-        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path)
+        diags.error(f"scene.json must be a JSON object, got {type(doc).__name__}", path, code="scene.not_object")
         return scene
     SceneReader(scene, str(path)).read(doc)
     return scene
@@ -48,31 +48,34 @@ class SceneReader:
         self.scene, self.path = scene, path
         self.d = scene.diagnostics
 
-    def error(self, msg: str) -> None:
-        self.d.error(msg, self.path)
+    def error(self, msg: str, *, code: str) -> None:
+        self.d.error(msg, self.path, code=code)
 
-    def warning(self, msg: str) -> None:
-        self.d.warning(msg, self.path)
+    def warning(self, msg: str, *, code: str) -> None:
+        self.d.warning(msg, self.path, code=code)
 
     def read(self, doc: dict) -> None:
         s = self.scene
         fmt = doc.get("format")
         if fmt is not None and fmt != SCENE_FORMAT:
-            self.warning(f"format {fmt!r} is not {SCENE_FORMAT!r}; reading it as {SCENE_FORMAT}")
+            self.warning(f"format {fmt!r} is not {SCENE_FORMAT!r}; reading it as {SCENE_FORMAT}",
+                         code="scene.unknown_format")
         if isinstance(doc.get("scene"), str) and doc["scene"] != s.id:
-            self.warning(f"'scene' says {doc['scene']!r} but the file is in the folder of {s.id!r}")
+            self.warning(f"'scene' says {doc['scene']!r} but the file is in the folder of {s.id!r}",
+                         code="scene.id_mismatch")
         conv = doc.get("camera_convention")
         if conv is None:
-            self.warning("no 'camera_convention'; assuming 'opencv'")
+            self.warning("no 'camera_convention'; assuming 'opencv'", code="scene.no_camera_convention")
         elif not isinstance(conv, str) or conv.lower() not in CONVENTIONS:
-            self.error(f"camera_convention {conv!r} is not 'opencv' or 'opengl'; assuming 'opencv'")
+            self.error(f"camera_convention {conv!r} is not 'opencv' or 'opengl'; assuming 'opencv'",
+                       code="scene.bad_camera_convention")
         else:
             s.camera_convention = conv.lower()
         geom = doc.get("geometry")
         if isinstance(geom, dict) and geom.get("mesh") is not None:
             s.mesh = self.path_in_scene(geom["mesh"], "geometry.mesh")
         elif geom is not None and not isinstance(geom, dict):
-            self.error("'geometry' must be an object")
+            self.error("'geometry' must be an object", code="scene.bad_geometry")
         self.instances(doc)
         for name, raw in self.table(doc, "topdown").items():
             s.topdown[name] = self.topdown(name, raw)
@@ -90,46 +93,48 @@ class SceneReader:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
-            self.error(f"'{key}' must be an object keyed by id, got {type(raw).__name__}; ignored")
+            self.error(f"'{key}' must be an object keyed by id, got {type(raw).__name__}; ignored",
+                       code="scene.bad_table")
             return {}
         return raw
 
     def path_in_scene(self, declared: Any, what: str) -> str | None:
         """Absolute path of a file named in scene.json; None (reported) if refused or missing."""
         if not isinstance(declared, str) or not declared.strip():
-            self.error(f"{what}: expected a relative path, got {declared!r}")
+            self.error(f"{what}: expected a relative path, got {declared!r}", code="scene.bad_path")
             return None
         if os.path.isabs(declared):
-            self.error(f"{what}: absolute path {declared!r} refused (paths are relative to the scene folder)")
+            self.error(f"{what}: absolute path {declared!r} refused (paths are relative to the scene folder)",
+                       code="scene.absolute_path")
             return None
         path = os.path.normpath(os.path.join(self.scene.folder, declared))
         if not within(path, self.scene.folder):
-            self.error(f"{what}: path {declared!r} escapes the scene folder; refused")
+            self.error(f"{what}: path {declared!r} escapes the scene folder; refused", code="scene.path_escapes")
             return None
         if not os.path.isfile(path):
-            self.warning(f"{what}: file {declared!r} not found")
+            self.warning(f"{what}: file {declared!r} not found", code="scene.file_missing")
             return None
         return path
 
     def instances(self, doc: dict) -> None:
         if "instances" not in doc:
-            self.error("no 'instances': objects cannot be located in this scene")
+            self.error("no 'instances': objects cannot be located in this scene", code="scene.no_instances")
             return
         for iid, raw in self.table(doc, "instances").items():
             what = f"instances.{iid}"
             if not isinstance(raw, dict):
-                self.error(f"{what} must be an object; skipped")
+                self.error(f"{what} must be an object; skipped", code="scene.bad_instance")
                 continue
             sem = raw.get("semantic")
             room = raw.get("room")
             bbox = None
             if "bbox3" not in raw:
-                self.warning(f"{what} has no bbox3; it cannot be located")
+                self.warning(f"{what} has no bbox3; it cannot be located", code="scene.no_bbox")
             else:
                 try:
                     bbox = self.box(raw["bbox3"], f"{what}.bbox3")
                 except ValueError as e:
-                    self.error(f"{e}; the instance cannot be located")
+                    self.error(f"{e}; the instance cannot be located", code="scene.bad_bbox")
             self.scene.instances[iid] = Instance(
                 iid, sem if isinstance(sem, str) else "", room if isinstance(room, str) else None, bbox)
 
@@ -149,7 +154,7 @@ class SceneReader:
     def topdown(self, name: str, raw: Any) -> TopdownMap:
         what = f"topdown.{name}"
         if not isinstance(raw, dict):
-            self.error(f"{what} must be an object")
+            self.error(f"{what} must be an object", code="scene.bad_topdown")
             return TopdownMap(name, None, name, None, None, None)
         image = self.path_in_scene(raw["image"], f"{what}.image") if "image" in raw else None
         kind = raw.get("kind") if isinstance(raw.get("kind"), str) else name
@@ -160,11 +165,12 @@ class SceneReader:
             if width <= 0 or height <= 0:
                 raise ValueError(f"{what} width and height must be positive")
         except ValueError as e:
-            self.error(f"{e}; points cannot be normalised on this map")
+            self.error(f"{e}; points cannot be normalised on this map", code="scene.bad_map_size")
             width = height = None
         W = None
         if raw.get("world_to_pixel") is None:
-            self.warning(f"{what} has no world_to_pixel; the map shows but points cannot be placed on it")
+            self.warning(f"{what} has no world_to_pixel; the map shows but points cannot be placed on it",
+                         code="scene.no_world_to_pixel")
         else:
             try:
                 rows = raw["world_to_pixel"]
@@ -174,7 +180,7 @@ class SceneReader:
                 if abs(np.linalg.det(W[:, :2])) < 1e-12:
                     raise ValueError(f"{what}.world_to_pixel is singular (not invertible)")
             except ValueError as e:
-                self.error(f"{e}; points cannot be placed on this map")
+                self.error(f"{e}; points cannot be placed on this map", code="scene.bad_world_to_pixel")
                 W = None
         return TopdownMap(name, image, kind, width, height, W)
 
@@ -184,13 +190,13 @@ class SceneReader:
         try:
             return Intrinsics.from_dict(raw)
         except ValueError as e:
-            self.error(f"{what}: {e}")
+            self.error(f"{what}: {e}", code="scene.bad_intrinsics")
             return None
 
     def poses(self, raw: Any, what: str, single: bool = False) -> np.ndarray:
         """(N, 4, 4) OpenCV camera-to-world; bad poses reported and set to NaN."""
         if not isinstance(raw, list):
-            self.error(f"{what} must be a list of 16-number poses")
+            self.error(f"{what} must be a list of 16-number poses", code="scene.bad_poses")
             return np.zeros((0, 4, 4))
         try:
             arr = np.array(raw, dtype=float).reshape(len(raw), 4, 4)
@@ -205,10 +211,10 @@ class SceneReader:
         bad = [i for i, p in enumerate(problems) if p is not None]
         for i in bad[:5]:
             label = what if single else f"{what}[{i}]"
-            self.error(f"{label}: pose {problems[i]}; dropped")
+            self.error(f"{label}: pose {problems[i]}; dropped", code="scene.bad_pose")
         if len(bad) > 5:
             self.error(f"{what}: {len(bad) - 5} more invalid poses dropped "
-                       f"({len(bad)} of {len(arr)} in all)")
+                       f"({len(bad)} of {len(arr)} in all)", code="scene.bad_pose_summary")
         arr[bad] = np.nan
         if self.scene.camera_convention == "opengl":
             arr = opengl_to_opencv(arr)
@@ -217,7 +223,7 @@ class SceneReader:
     def video(self, vid: str, raw: Any) -> VideoTrack | None:
         what = f"videos.{vid}"
         if not isinstance(raw, dict):
-            self.error(f"{what} must be an object; skipped")
+            self.error(f"{what} must be an object; skipped", code="scene.bad_video")
             self.scene.rejected[f"video:{vid}"] = "its entry is not an object"
             return None
         file = self.path_in_scene(raw["file"], f"{what}.file") if "file" in raw else None
@@ -228,31 +234,33 @@ class SceneReader:
                 if fps <= 0:
                     raise ValueError(f"{what}.fps must be positive")
             except ValueError as e:
-                self.error(str(e))
+                self.error(str(e), code="scene.bad_fps")
                 fps = None
         intr = self.intrinsics(raw.get("intrinsics"), f"{what}.intrinsics")
         poses = self.poses(raw.get("poses", []), f"{what}.poses")
         inst = raw.get("instances") or {}
         if not isinstance(inst, dict):
-            self.error(f"{what}.instances must be an object keyed by instance id; ignored")
+            self.error(f"{what}.instances must be an object keyed by instance id; ignored",
+                       code="scene.bad_video_instances")
             inst = {}
         inst = {k: v for k, v in inst.items() if isinstance(v, dict)}
         unknown = sorted(set(inst) - set(self.scene.instances))
         if unknown and self.scene.instances:
             self.warning(f"{what}.instances names {len(unknown)} ids not in 'instances', "
-                         f"e.g. {unknown[0]!r}")
+                         f"e.g. {unknown[0]!r}", code="scene.unknown_instance")
         n = len(poses)
         for iid, rec in inst.items():
             frames = rec.get("appear_frames")
             if isinstance(frames, list) and n and any(
                     not isinstance(f, int) or not 0 <= f < n for f in frames):
-                self.warning(f"{what}.instances.{iid}.appear_frames has frames outside 0..{n - 1}")
+                self.warning(f"{what}.instances.{iid}.appear_frames has frames outside 0..{n - 1}",
+                             code="scene.bad_appear_frames")
         return VideoTrack(vid, file, fps, intr, poses, inst)
 
     def viewpoint(self, vid: str, raw: Any) -> Viewpoint | None:
         what = f"viewpoints.{vid}"
         if not isinstance(raw, dict) or "pose" not in raw:
-            self.error(f"{what} has no pose; skipped")
+            self.error(f"{what} has no pose; skipped", code="scene.bad_viewpoint")
             self.scene.rejected[f"viewpoint:{vid}"] = "it has no pose"
             return None
         pose = self.poses([raw["pose"]], f"{what}.pose", single=True)[0]

@@ -69,7 +69,7 @@ def open_session(release_path: str | Path, prediction_paths: list[str | Path] = 
         try:
             session.add_predictions(p)
         except UserError as e:
-            session.diagnostics.error(str(e))
+            session.diagnostics.error(str(e), code="prediction.unreadable")
         if progress:
             progress(k + 1, len(prediction_paths))
     return session

@@ -38,19 +38,19 @@ def read_text(path: Path, diags: Diagnostics) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         diags.error(f"not UTF-8 (byte 0x{data[e.start]:02x}); undecodable bytes replaced",
-                    path, line)
+                    path, line, code="file.not_utf8")
         return data.decode("utf-8-sig", errors="replace")
 
 
 def parse_json_document(text: str, path: Path, diags: Diagnostics) -> Any | None:
     """One JSON document, or None with the error's line reported."""
     if not text.strip():
-        diags.error("file is empty", path)
+        diags.error("file is empty", path, code="file.empty")
         return None
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, e.lineno)
+        diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, e.lineno, code="json.malformed")
         return None
 
 
@@ -75,7 +75,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
     lines = text.splitlines()
     numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
     if not numbers:
-        diags.error("file is empty", path)
+        diags.error("file is empty", path, code="file.empty")
         return [], []
     if len(numbers) < len(lines):
         lines = [lines[i - 1] for i in numbers]
@@ -91,7 +91,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
             values.append(json.loads(ln))
             good_numbers.append(n)
         except json.JSONDecodeError as e:
-            diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, n)
+            diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, n, code="json.malformed")
     return good_numbers, values
 
 

@@ -34,7 +34,7 @@ def finding_evidence(release_root, question, finding) -> list[EvidenceImage]:
 
     Raises UserError when the scene cannot be rendered.
     """
-    if finding.check not in CHECKS_WITH_PICTURES:
+    if finding.code not in CHECKS_WITH_PICTURES:
         return []
     scene = load_scene(release_root, question.scene)
     if scene is None:
@@ -42,7 +42,7 @@ def finding_evidence(release_root, question, finding) -> list[EvidenceImage]:
     g = link_question(question, scene)
     vis = SceneVisibility(scene, [question.target] if question.target else [])
     d = finding.details
-    if finding.check == "target_visible_in_query_view":
+    if finding.code == "target_visible_in_query_view":
         intr = g.viewpoint.intrinsics or g.video.intrinsics
         view = vis.caster.render_view(g.viewpoint.pose, intr)
         mask = view.instance == vis.index(g.target.id)
@@ -50,7 +50,7 @@ def finding_evidence(release_root, question, finding) -> list[EvidenceImage]:
         rgb[mask] = 0.35 * rgb[mask] + 0.65 * TINT
         return [EvidenceImage(f"current view {g.viewpoint.id}: {int(mask.sum())} pixels of {g.target.id} (red)",
                               rgb.astype(np.uint8))]
-    if finding.check == "query_near_trajectory":
+    if finding.code == "query_near_trajectory":
         intr = g.viewpoint.intrinsics or g.video.intrinsics
         k = int(d["nearest_frame"])
         return [EvidenceImage(f"current view {g.viewpoint.id}", vis.caster.render_view(g.viewpoint.pose, intr).color),

@@ -1,5 +1,9 @@
 """Which instances a camera sees, for the ground-truth audit.
 
+`SceneVisibility` implements the audit's interface
+(viewer.core.audit.visibility.Visibility; the class itself is the
+VisibilityFactory): pass it to `run_audit(visibility=SceneVisibility)`.
+
 The audit asks two questions of a scene: does the query view show the
 target (it must not), and does any frame of the exploration video show it
 (one must). Both are answered by casting camera rays against the scene's
@@ -57,7 +61,7 @@ def merge_meshes(a: SceneMesh, b: SceneMesh) -> SceneMesh:
 
 
 class SceneVisibility:
-    """Ray-cast visibility in one scene.
+    """Ray-cast visibility in one scene (a viewer.core.audit.visibility.Visibility).
 
     `geometry` says what was cast against: "mesh", "mesh+boxes" (targets
     missing from the mesh added as boxes) or "boxes" (no mesh); `boxed` holds

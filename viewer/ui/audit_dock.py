@@ -23,7 +23,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ..core.audit import CHECK_IDS, AuditReport, Finding
+from ..core.audit import CHECKS, AuditReport, Finding
 from .images import array_to_qimage
 
 SEVERITIES = ("error", "warning", "info")
@@ -193,7 +193,7 @@ class AuditPanel(QWidget):
         self.check_box.blockSignals(True)
         self.check_box.clear()
         self.check_box.addItem("all checks", None)
-        for c in CHECK_IDS:
+        for c in CHECKS.ids():
             n = summary.get(c)
             label = c if n is None else f"{c}  ({n['flagged']} of {n['checked']}, {n['skipped']} skipped)"
             self.check_box.addItem(label, c)

@@ -7,10 +7,13 @@ and points the flags panel at the sample on show.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from PyQt6.QtCore import QEvent, QObject, Qt
 
 from ..core.audit import AuditReport, run_audit
 from ..core.flags import FlagStore
+from ..render.visibility import SceneVisibility
 from .audit_dock import AuditPanel
 from .flags_panel import FlagsPanel
 
@@ -50,7 +53,8 @@ class AuditController(QObject):
             return
         self.panel.set_running()
         release = session.release
-        self.window.jobs.submit(run_audit, release, list(session.results), lane="audit", label="auditing",
+        audit = partial(run_audit, visibility=SceneVisibility)      # rays cast by the render layer
+        self.window.jobs.submit(audit, release, list(session.results), lane="audit", label="auditing",
                                 with_progress=True, done=lambda report: self._audited(release, report),
                                 failed=self.panel.set_failed)
 
@@ -65,7 +69,7 @@ class AuditController(QObject):
     def _render_evidence(self, finding) -> None:
         from ..render.evidence import CHECKS_WITH_PICTURES, finding_evidence
         session = self.window.session
-        if session is None or finding.uid is None or finding.check not in CHECKS_WITH_PICTURES:
+        if session is None or finding.uid is None or finding.code not in CHECKS_WITH_PICTURES:
             self.window.jobs.cancel_lane("evidence")
             return
         question = session.release.get(finding.uid)

@@ -1,4 +1,4 @@
-"""Audit checks that read the models' answers.
+"""models_disagree_with_gt, model_answer_convention: the audit checks that read the models' answers.
 
 `models_disagree_with_gt`: when several capable models give the same answer
 and all of them miss the stored truth, the truth is the suspect. Only models
@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .answers import OK
-from .audit import Finding, Tally, json_safe
-from .evaluate import ModelResult, average, column_means, random_baseline
-from .kinds import get_kind
-from .release import Release
-from .scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
-from .tasks import COLUMNS
+from ...answers import OK
+from ...evaluate import ModelResult, average, column_means, random_baseline
+from ...kinds import get_kind
+from ...release import Release
+from ...scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
+from ...tasks import COLUMNS
+from ..auditors import ReleaseAuditor
+from ..registry import Check
+from ..types import ALL_KEYS, Finding, Tally, json_safe
 
 # A model is a witness when its Table-1 average beats chance by this many points.
 COMPETENCE_MARGIN = 10.0
@@ -236,3 +238,21 @@ def _model_convention(model: str, at: str, pred: np.ndarray, truth: np.ndarray) 
                    f"{model}: {near} of {n} {unit} answers lie near {text}",
                    {"model": model, "answer_type": at, "convention": name, "matched": near,
                     "informative": n, "near_truth": near_truth, "tolerance": tol})
+
+
+class ModelsDisagreeWithGt(Check):
+    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
+        return models_disagree(audit.release, audit.results, audit.tally)
+
+
+class ModelAnswerConvention(Check):
+    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
+        return model_conventions(audit.release, audit.results, audit.tally)
+
+
+MODELS_DISAGREE_WITH_GT = ModelsDisagreeWithGt("models_disagree_with_gt", "warning",
+                                               "several models agree on another answer", ALL_KEYS)
+# Counted once per model and answer type, not per question.
+MODEL_ANSWER_CONVENTION = ModelAnswerConvention("model_answer_convention", "info",
+                                                "a model's answers follow another convention", ALL_KEYS,
+                                                per_question=False)

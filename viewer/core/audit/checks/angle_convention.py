@@ -1,4 +1,4 @@
-"""Convention detective: which angle convention do the stored answers actually follow?
+"""gt_angle_convention, the convention detective: which angle convention do the stored answers follow?
 
 When many stored directions disagree with the geometry, the usual cause is
 one systematic slip rather than many random ones: angles measured
@@ -16,10 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import geometry as geo
-from .audit import Finding, Tally
+from ... import geometry as geo
+from ...scene import QuestionGeometry
+from ..auditors import ReleaseAuditor, SceneAuditor
+from ..registry import SCENE, Check
+from ..types import ANGLE_KEYS, Finding, Tally
+from .ground_truth import ANGLE_TOLERANCE, DIRECTION_MISMATCH
 
-TOLERANCE = 5.0                  # degrees, as gt_direction_mismatch
+TOLERANCE = ANGLE_TOLERANCE      # degrees, as gt_direction_mismatch
 INVESTIGATE_MIN = 3              # mismatches before the detective looks at all ...
 INVESTIGATE_SHARE = 0.2          # ... and their share of the family's questions
 EXPLAIN_SHARE = 0.6              # an alternative must explain this share to be named
@@ -111,7 +115,7 @@ def detect_stored_convention(angles: list[AngleEvidence], findings: list[Finding
     if not angles:
         tally.skip(check, "no angle question with scene geometry")
         return []
-    mismatches = {f.uid: f for f in findings if f.check == "gt_direction_mismatch"}
+    mismatches = {f.uid: f for f in findings if f.check == DIRECTION_MISMATCH.id}
     out: list[Finding] = []
     for family in FAMILIES:
         evidence = [a for a in angles if a.family == family]
@@ -178,3 +182,20 @@ def _investigate(evidence, family, scope, mismatches) -> Finding | None:
 
 def _wrap(a):
     return (np.asarray(a, float) + 180.0) % 360.0 - 180.0
+
+
+class StoredAngleConvention(Check):
+    """Gathers each angle question's evidence in its scene; judges them all at once, release-wide."""
+
+    def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
+        # The questions gt_direction_mismatch can check: a valid answer and geometry to recompute it.
+        if q.truth.ok and auditor.recomputed(q, g).value is not None:
+            auditor.gather(self, angle_evidence(q, q.column.key, g, float(q.truth.value)))
+
+    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
+        return detect_stored_convention(audit.evidence(self), audit.findings, audit.tally)
+
+
+# Counted once per release (or per scene it names), not per question.
+GT_ANGLE_CONVENTION = StoredAngleConvention("gt_angle_convention", "error", "stored angles follow another convention",
+                                            ANGLE_KEYS, frozenset({SCENE}), per_question=False)

@@ -1,0 +1,34 @@
+"""Ground-truth audit: the questions that break GST-Bench's own promises (spec section 4).
+
+Severities say how sure the audit is that the sample is broken:
+  - error:   wrong or broken as posed: the answer disagrees with the geometry,
+             media are missing, or a promise the column relies on is broken
+             (target visible from the current view, view on the trajectory);
+  - warning: worth a reviewer's look, the evidence is indirect (several
+             models agree on another answer; visibility measured on boxes);
+  - info:    an observation (a model's answers follow another convention).
+
+Every check counts, per question it applies to, whether it was checked
+(flagged or passed) or skipped for lack of data, with the reason. A release
+without scene metadata (like the published samples) has its geometric
+checks skipped, never passed; so are the visibility checks of an audit
+given no ray caster.
+
+  types.py       Finding, Tally, AuditReport: what the audit produces
+  registry.py    Check (what a check declares and runs) and CHECKS, the registry
+  visibility.py  the ray-casting interface the visibility checks need (viewer.render implements it)
+  auditors.py    what a check's run functions are given, per scene and per release
+  run.py         run_audit: the scene stage per scene (in processes), then the release-wide checks
+  checks/        the checks, one module per check or family, registered by checks/__init__.py
+
+Add a check: a module in checks/ with its Check subclass and object, and
+one line in checks.BUILT_IN (or `register(check)` from outside the package).
+"""
+from . import checks  # noqa: F401  (registers the built-in checks)
+from .registry import CHECKS, SCENE, VISIBILITY, Check, parse_checks, register, unregister
+from .run import run_audit
+from .types import AuditReport, Finding, Tally
+from .visibility import Visibility, VisibilityFactory
+
+__all__ = ["CHECKS", "SCENE", "VISIBILITY", "AuditReport", "Check", "Finding", "Tally", "Visibility",
+           "VisibilityFactory", "parse_checks", "register", "run_audit", "unregister"]

@@ -1,0 +1,34 @@
+"""The built-in checks, registered in the order reports list them.
+
+A check is a module here defining its `Check` subclass and object (see
+registry.Check); registering it is one line in BUILT_IN (with its import).
+"""
+from ..registry import register
+from . import (
+    ambiguous_semantic_target,
+    angle_convention,
+    ground_truth,
+    invalid_answer,
+    missing_media,
+    models,
+    query_near_trajectory,
+    ray_cast,
+)
+
+BUILT_IN = (
+    missing_media.MISSING_MEDIA,
+    invalid_answer.INVALID_ANSWER,
+    ground_truth.DIRECTION_MISMATCH,
+    ground_truth.DISTANCE_MISMATCH,
+    ground_truth.POINT_MISMATCH,
+    ray_cast.TARGET_VISIBLE_IN_QUERY_VIEW,
+    ray_cast.TARGET_UNSEEN_IN_VIDEO,
+    query_near_trajectory.QUERY_NEAR_TRAJECTORY,
+    ambiguous_semantic_target.AMBIGUOUS_SEMANTIC_TARGET,
+    models.MODELS_DISAGREE_WITH_GT,
+    # Added by this project (spec: "more may be added").
+    angle_convention.GT_ANGLE_CONVENTION,
+    models.MODEL_ANSWER_CONVENTION,
+)
+for check in BUILT_IN:
+    register(check)

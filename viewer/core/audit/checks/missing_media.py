@@ -1,0 +1,65 @@
+"""missing_media: every video and image a question names exists and is what its name says."""
+from __future__ import annotations
+
+import os
+
+from ..auditors import ReleaseAuditor
+from ..registry import Check
+from ..types import ALL_KEYS, Finding
+
+_SIGNATURES = {
+    ".png": (b"\x89PNG",), ".jpg": (b"\xff\xd8\xff",), ".jpeg": (b"\xff\xd8\xff",),
+    ".gif": (b"GIF8",), ".bmp": (b"BM",), ".webp": (b"RIFF",), ".avi": (b"RIFF",),
+    ".mkv": (b"\x1a\x45\xdf\xa3",), ".webm": (b"\x1a\x45\xdf\xa3",),
+}
+
+
+def media_problem(path: str) -> str | None:
+    """Why an existing media file cannot be read: empty, unopenable, or not what its name says."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError as e:
+        return f"cannot be opened ({e.strerror or e})"
+    if not head:
+        return "empty file"
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".mp4", ".mov", ".m4v"):
+        return None if head[4:8] == b"ftyp" else f"not an {ext[1:].upper()} file"
+    sigs = _SIGNATURES.get(ext)
+    if sigs and not head.startswith(sigs):
+        return f"not a {ext[1:].upper()} file"
+    return None
+
+
+class MissingMedia(Check):
+    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
+        release, tally = audit.release, audit.tally
+        missing: dict[int, list[dict]] = {}
+        for i, kind, declared, why in release.missing:
+            missing.setdefault(i, []).append({"kind": kind, "path": declared, "problem": why})
+        checked_paths: dict[str, str | None] = {}
+        out = []
+        for i, q in enumerate(release.questions):
+            problems = list(missing.get(i, []))
+            for kind, ref in [("video", q.video)] + [("image", im) for im in q.images]:
+                if ref is None or not ref.exists or ref.path is None:
+                    continue
+                if ref.path not in checked_paths:
+                    checked_paths[ref.path] = media_problem(ref.path)
+                why = checked_paths[ref.path]
+                if why:
+                    problems.append({"kind": kind, "path": ref.declared, "problem": why})
+            if not problems:
+                tally.passed(self.id)
+                continue
+            tally.flag(self.id)
+            first = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            out.append(Finding(q.uid, self.id, self.severity,
+                               f"{first['kind']} {first['path']}: {first['problem']}{more}",
+                               {"media": problems}))
+        return out
+
+
+MISSING_MEDIA = MissingMedia("missing_media", "error", "video or image missing or unreadable", ALL_KEYS)

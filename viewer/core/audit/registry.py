@@ -1,0 +1,136 @@
+"""Every audit check is one `Check` object; `CHECKS` holds them in the order reports list them.
+
+The built-in checks are registered by `checks/__init__.py`; other code may
+`register` (and `unregister`) its own. Reports, `--checks`, the summary table
+and the window's filter all read the registry, so a registered check is run,
+counted, selectable and listed like the built-in ones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from ..diagnostics import UserError
+
+if TYPE_CHECKING:
+    from .auditors import ReleaseAuditor, SceneAuditor
+    from .types import Finding
+
+# What a check needs besides the question records.
+SCENE = "scene"              # the scene's 3D metadata: check_question runs per question, in the scene's worker
+VISIBILITY = "visibility"    # ray casting too (skipped, with the reason, when the audit has no ray caster)
+NEEDS = (SCENE, VISIBILITY)
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One audit check: what it is, what it needs, and how it runs.
+
+    `columns` are the Table-1 columns it applies to. A check implements one
+    or both run functions:
+
+    - `check_question(auditor, q, g)`: when it needs SCENE, for each question
+      of its columns whose scene has metadata (`g` links the question to it),
+      in the scene's worker process; it reports through the SceneAuditor;
+    - `check_release(audit)`: once, after the scene stage, with the release,
+      the models' results, the findings so far and the evidence gathered per
+      scene; it returns its findings and counts them in `audit.tally`.
+
+    A `per_question` check tallies every question of its columns (flagged,
+    passed or skipped; without scene metadata, skipped for it). Otherwise it
+    counts what it judges itself (a release, a scene, a model).
+    Check objects are sent to worker processes: define their classes at
+    module level.
+    """
+    id: str
+    severity: str                 # the usual severity; a finding may soften it
+    title: str                    # for the summary table
+    columns: frozenset[str]       # Table-1 columns it applies to
+    needs: frozenset[str] = frozenset()
+    per_question: bool = True
+
+    def check_question(self, auditor: SceneAuditor, q, g) -> None:
+        raise NotImplementedError(f"{self.id} needs {SCENE!r} but has no check_question")
+
+    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
+        return []
+
+    def problems(self) -> list[str]:
+        """What makes this check unfit to register; [] when it is sound."""
+        out = []
+        if not self.id or not self.id.replace("_", "").isalnum():
+            out.append(f"check id {self.id!r} must be letters, digits and underscores")
+        if self.severity not in SEVERITIES:
+            out.append(f"severity {self.severity!r} is not one of {', '.join(SEVERITIES)}")
+        unknown = set(self.needs) - set(NEEDS)
+        if unknown:
+            out.append(f"unknown needs {sorted(unknown)}; known: {', '.join(NEEDS)}")
+        if VISIBILITY in self.needs and SCENE not in self.needs:
+            out.append(f"{VISIBILITY!r} is cast in a scene: it needs {SCENE!r} too")
+        by_question = type(self).check_question is not Check.check_question
+        by_release = type(self).check_release is not Check.check_release
+        if (SCENE in self.needs) != by_question:
+            out.append("check_question runs exactly when the check needs 'scene'")
+        if not by_question and not by_release:
+            out.append("implements neither check_question nor check_release")
+        return out
+
+
+class CheckRegistry:
+    """Checks by id, in registration order."""
+
+    def __init__(self, checks: Iterable[Check] = ()):
+        self._checks: dict[str, Check] = {}
+        for c in checks:
+            self.register(c)
+
+    def register(self, check: Check) -> Check:
+        problems = check.problems()
+        if check.id in self._checks:
+            problems.append(f"a check {check.id!r} is already registered")
+        if problems:
+            raise ValueError(f"cannot register {check.id!r}: " + "; ".join(problems))
+        self._checks[check.id] = check
+        return check
+
+    def unregister(self, check_id: str) -> Check:
+        return self._checks.pop(check_id)
+
+    def __getitem__(self, check_id: str) -> Check:
+        return self._checks[check_id]
+
+    def __contains__(self, check_id: object) -> bool:
+        return check_id in self._checks
+
+    def __iter__(self) -> Iterator[Check]:
+        return iter(list(self._checks.values()))
+
+    def __len__(self) -> int:
+        return len(self._checks)
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self._checks)
+
+    def select(self, ids: Iterable[str] | None = None) -> list[Check]:
+        """The checks named (all when None), in registry order; unknown ids are ignored."""
+        if ids is None:
+            return list(self)
+        wanted = set(ids)
+        return [c for c in self if c.id in wanted]
+
+    def parse(self, text: str | None) -> list[str]:
+        """`--checks id,id` as a list of check ids; UserError naming the unknown ones."""
+        if not text:
+            return list(self.ids())
+        wanted = [t.strip() for t in text.split(",") if t.strip()]
+        unknown = [t for t in wanted if t not in self._checks]
+        if unknown:
+            raise UserError(f"unknown check {', '.join(unknown)}; known: {', '.join(self.ids())}")
+        return [c for c in self.ids() if c in wanted]
+
+
+CHECKS = CheckRegistry()
+register = CHECKS.register
+unregister = CHECKS.unregister
+parse_checks = CHECKS.parse

@@ -1,0 +1,122 @@
+"""Running the audit: the scene stage per scene (in worker processes when the release is large), then
+the release-wide checks, over the checks chosen from the registry.
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Iterable
+
+from ..release import Release, natural_key
+from ..scene import link_question, load_scene
+from .auditors import ReleaseAuditor, SceneAuditor
+from .registry import CHECKS, SCENE, VISIBILITY, Check
+from .types import AuditReport, Finding, SceneAudit, Tally
+from .visibility import VisibilityFactory
+
+# Below this many questions, worker processes cost more to start than they save.
+PARALLEL_MIN_QUESTIONS = 300
+NO_SCENE = "no scene metadata (scenes/<scene>/scene.json)"
+NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
+
+
+def run_audit(release: Release, results: list = (), checks: Iterable[str] | None = None,
+              progress: Callable[[int, int], None] | None = None, workers: int | None = None,
+              visibility: VisibilityFactory | None = None) -> AuditReport:
+    """Audit every question of `release` with the registered checks named in `checks` (default all).
+
+    `results` are scored models (evaluate.ModelResult); `visibility` casts
+    rays in a scene (viewer.render.visibility.SceneVisibility), without which
+    the visibility checks are skipped.
+    """
+    started = time.perf_counter()
+    chosen = CHECKS.select(checks)
+    tally = Tally([c.id for c in chosen])
+    questions = list(release.questions)
+    total = len(questions)
+    if progress:
+        progress(0, total)
+    findings: list[Finding] = []
+    gathered: dict[str, list] = {}
+    problems: list[str] = []
+    rays = 0
+    scene_checks = [c for c in chosen if SCENE in c.needs]
+    if scene_checks:
+        by_scene: dict[str, list] = {}
+        for q in questions:
+            by_scene.setdefault(q.scene, []).append(q)
+        order = sorted(by_scene, key=natural_key)
+        jobs = [(str(release.root), sid, by_scene[sid], scene_checks, visibility) for sid in order]
+        parts: dict[str, SceneAudit] = {}
+        done = 0
+        for sid, part in _run_scenes(jobs, workers):
+            parts[sid] = part
+            done += len(by_scene[sid])
+            if progress:
+                progress(done, total)
+        for sid in order:              # scene order, however the workers finished
+            part = parts[sid]
+            findings += part.findings
+            tally.merge(part.tally)
+            for check_id, items in part.evidence.items():
+                gathered.setdefault(check_id, []).extend(items)
+            problems += part.problems
+            rays += part.rays_cast
+    audit = ReleaseAuditor(release, list(results), findings, tally, gathered)
+    for c in chosen:
+        findings += c.check_release(audit)
+    if progress:
+        progress(total, total)
+    rank = {c.id: k for k, c in enumerate(chosen)}
+    scene_of = {q.uid: q.scene for q in questions}
+    findings.sort(key=lambda f: (f.uid is not None, natural_key(scene_of.get(f.uid or "", "")),
+                                 f.uid or "", rank[f.check]))
+    return AuditReport(findings, tally, [c.id for c in chosen], problems, rays, time.perf_counter() - started)
+
+
+def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
+                visibility: VisibilityFactory | None) -> SceneAudit:
+    """The scene stage of one scene: each check's check_question on each question of its columns."""
+    scene = load_scene(root, scene_id)
+    tally = Tally([c.id for c in checks])
+    auditor = SceneAuditor(scene, questions, tally, visibility)
+    for q in questions:
+        key = q.column.key if q.column else None
+        applicable = [c for c in checks if key in c.columns]
+        if not applicable:
+            continue
+        if scene is None:
+            for c in applicable:
+                if c.per_question:
+                    auditor.skip(c, NO_SCENE)
+            continue
+        g = link_question(q, scene)
+        for c in applicable:
+            if VISIBILITY in c.needs and visibility is None:
+                if c.per_question:
+                    auditor.skip(c, NO_RAY_CASTER)
+                continue
+            c.check_question(auditor, q, g)
+    problems = [str(d) for d in scene.diagnostics] if scene is not None else []
+    if auditor.visibility_note:
+        problems.append(f"warning: {auditor.visibility_note}")
+    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast)
+
+
+def _run_scenes(jobs: list[tuple], workers: int | None):
+    """(scene id, SceneAudit) per job of audit_scene, in processes when the release is large."""
+    n_questions = sum(len(j[2]) for j in jobs)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(jobs)) if n_questions >= PARALLEL_MIN_QUESTIONS else 1
+    if workers <= 1 or len(jobs) < 2:
+        for j in jobs:
+            yield j[1], audit_scene(*j)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    # spawn, not fork: the window calls this from a worker thread, and forking
+    # a threaded (Qt, open3d) process can deadlock the child.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(audit_scene, *j): j[1] for j in jobs}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()

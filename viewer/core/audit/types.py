@@ -1,0 +1,114 @@
+"""What the audit produces: findings, per-check tallies and reports; and the column sets checks apply to."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..tasks import COLUMN_KEYS, column_keys
+from .registry import CHECKS
+
+ANGLE_KEYS = column_keys("angle")
+DISTANCE_KEYS = column_keys("distance")
+POINT_KEYS = column_keys("point")
+OBJECT_KEYS = column_keys(has_target=True)
+VIEW_TARGET_KEYS = column_keys(has_target=True, has_view=True)
+VIEW_KEYS = column_keys(has_view=True)
+SEMANTIC_KEYS = column_keys(has_target=True, semantic=True)
+ALL_KEYS = frozenset(COLUMN_KEYS)
+
+
+@dataclass
+class Finding:
+    uid: str | None               # None for a release- or model-wide finding
+    check: str
+    severity: str
+    message: str
+    details: dict = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        """What kind of finding this is, for code to test (as Diagnostic.code): its check's id."""
+        return self.check
+
+    def to_json(self) -> dict:
+        return {"uid": self.uid, "check": self.check, "severity": self.severity,
+                "message": self.message, "details": self.details}
+
+
+class Tally:
+    """Per check: flagged, passed and skipped counts, and why things were skipped."""
+
+    def __init__(self, checks: Iterable[str] | None = None):
+        checks = CHECKS.ids() if checks is None else checks
+        self.counts = {c: Counter() for c in checks}
+        self.skip_reasons = {c: Counter() for c in checks}
+
+    def flag(self, check: str) -> None:
+        self.counts[check]["flagged"] += 1
+
+    def passed(self, check: str) -> None:
+        self.counts[check]["passed"] += 1
+
+    def skip(self, check: str, reason: str) -> None:
+        self.counts[check]["skipped"] += 1
+        self.skip_reasons[check][reason] += 1
+
+    def merge(self, other: "Tally") -> None:
+        for c in self.counts:
+            self.counts[c].update(other.counts.get(c, Counter()))
+            self.skip_reasons[c].update(other.skip_reasons.get(c, Counter()))
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        return {c: {"flagged": n["flagged"], "checked": n["flagged"] + n["passed"], "skipped": n["skipped"]}
+                for c, n in self.counts.items()}
+
+
+@dataclass
+class SceneAudit:
+    """What the scene stage returns for one scene (also across a process boundary)."""
+    findings: list[Finding]
+    tally: Tally
+    evidence: dict[str, list]     # check id -> what it gathered for its release-wide judgement
+    problems: list[str]           # the scene.json's own diagnostics, for the log
+    rays_cast: int = 0
+
+
+@dataclass
+class AuditReport:
+    findings: list[Finding]
+    tally: Tally
+    checks: list[str]
+    problems: list[str] = field(default_factory=list)
+    rays_cast: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        return self.tally.summary()
+
+    def to_json(self) -> dict:
+        return {"findings": [f.to_json() for f in self.findings], "summary": self.summary()}
+
+    def by_uid(self) -> dict[str, list[Finding]]:
+        out: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            if f.uid is not None:
+                out.setdefault(f.uid, []).append(f)
+        return out
+
+
+def json_safe(value: Any) -> Any:
+    """Numbers as plain floats/ints rounded for reading; numpy scalars and arrays unwrapped."""
+    import numpy as np
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return round(v, 4) if np.isfinite(v) else None
+    return value
