@@ -35,16 +35,6 @@ class ModelResult:
         return kind.unpack(self.answer[i])
 
     @property
-    def value(self) -> np.ndarray:
-        """Answers of one-number kinds (NaN on map points), for the audit's model checks."""
-        return np.where(np.isnan(self.answer[:, 1]), self.answer[:, 0], np.nan)
-
-    @property
-    def point(self) -> np.ndarray:
-        """Answers that are map points (NaN elsewhere), for the audit's model checks."""
-        return np.where(np.isnan(self.answer[:, 1:]), np.nan, self.answer)
-
-    @property
     def missing(self) -> np.ndarray:
         return np.flatnonzero(self.status == MISSING)
 

@@ -39,6 +39,14 @@ class Primitive:
     def shown(self, visible: set[str] | frozenset[str]) -> bool:
         return all(layer in visible for layer in self.layers)
 
+    def parts(self) -> list[Primitive]:
+        """This primitive in simpler ones, for a renderer that has no drawing of its own for it.
+
+        So a new primitive is one class here: every renderer draws its parts
+        until it learns to draw the whole (one function in that renderer).
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no parts and no renderer draws it")
+
 
 @dataclass(frozen=True, eq=False)
 class Marker(Primitive):
@@ -100,6 +108,35 @@ class Segments(Primitive):
 class FrameFrustums(Primitive):
     """One frustum per video frame (N, 5, 3: apex + 4 corners); only the current frame's is drawn."""
     frustums: np.ndarray = field(default=None)
+
+
+@dataclass(frozen=True, eq=False)
+class Label(Primitive):
+    """Text anchored at a point, at the renderer's label size, in the role's colour."""
+    at: np.ndarray = field(default=None)
+    text: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Box(Primitive):
+    """An axis-aligned rectangle on the map (x0, y0, x1, y1), drawn as its outline."""
+    rect: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    def parts(self) -> list[Primitive]:
+        x0, y0, x1, y1 = self.rect
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+        return [Polygon(self.role, self.model, self.layers, self.z, points=corners)]
+
+
+def flatten(items, known) -> list[Primitive]:
+    """`items` with every primitive whose type is not in `known` replaced by its parts, recursively."""
+    out: list[Primitive] = []
+    for item in items:
+        if type(item) in known:
+            out.append(item)
+        else:
+            out.extend(flatten(item.parts(), known))
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -138,16 +138,6 @@ class Release:
     def __len__(self) -> int:
         return len(self.uids)
 
-    @property
-    def truth_value(self) -> np.ndarray:
-        """The truth of one-number kinds (NaN on map points), for the audit's model checks."""
-        return np.where(np.isnan(self.truth[:, 1]), self.truth[:, 0], np.nan)
-
-    @property
-    def truth_point(self) -> np.ndarray:
-        """The truth of map points (NaN elsewhere), for the audit's model checks."""
-        return np.where(np.isnan(self.truth[:, 1:]), np.nan, self.truth)
-
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)
         return None if i is None else self.questions[i]

@@ -83,7 +83,7 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
     m = _Map(where, ov.width, ov.height)
     p.save()
     p.setClipRect(where)
-    for item in ov.drawn(layers.visible()):
+    for item in pr.flatten(ov.drawn(layers.visible()), _DRAW):
         _DRAW[type(item)](p, m, item, theme, layers)
     path = ov.path()
     if layers.marker is not None and path is not None:
@@ -203,9 +203,18 @@ def _timed_path(p: QPainter, m: _Map, item: pr.TimedPath, theme: Theme, layers: 
             p.drawEllipse(QPointF(*xy[i]), r, r)
 
 
-# How each primitive type is painted; a new type is one function and one entry here.
+def _label(p: QPainter, m: _Map, item: pr.Label, theme: Theme, layers: Layers) -> None:
+    font = theme.font(0.75)
+    fm = QFontMetricsF(font)
+    at = m.pt(item.at)
+    box = QRectF(at.x() - fm.horizontalAdvance(item.text) / 2 - 3, at.y() - fm.height() - 2,
+                 fm.horizontalAdvance(item.text) + 6, fm.height())
+    draw_text(p, box, item.text, font, role_color(item), Qt.AlignmentFlag.AlignCenter, wrap=False)
+
+
+# How each primitive type is painted; a type without an entry is painted as its parts().
 _DRAW = {pr.Sector: _sector, pr.Polygon: _polygon, pr.Polyline: _polyline, pr.Arrow: _arrow_item,
-         pr.Marker: _marker, pr.Ring: _ring, pr.TimedPath: _timed_path}
+         pr.Marker: _marker, pr.Ring: _ring, pr.TimedPath: _timed_path, pr.Label: _label}
 
 
 def _camera(p: QPainter, m: _Map, ov: Overlay, path: pr.TimedPath, k: int, theme: Theme) -> None:

@@ -124,7 +124,7 @@ class MapView(PlotWithLegend):
             return
         self._ring_count = len(ov.of(pr.Ring))
         self._rings_drawn = 0
-        for item in ov.drawn():
+        for item in pr.flatten(ov.drawn(), self._DRAW):
             self._DRAW[type(item)](self, item)
         self.set_legend(self._legend(ov))
         self.set_frame(0)
@@ -212,9 +212,12 @@ class MapView(PlotWithLegend):
         else:
             self.add(marker(*item.at, item.shape, 13 * item.size, color, QColor(255, 255, 255)))
 
-    # How each primitive type is drawn; a new type is one method and one entry here.
+    def _label(self, item: pr.Label) -> None:
+        self.add(label(item.text, item.at[0], item.at[1], _role_color(item), anchor=(0.5, 1.0), size=9))
+
+    # How each primitive type is drawn; a type without an entry is drawn as its parts().
     _DRAW = {pr.TimedPath: _timed_path, pr.Sector: _sector, pr.Polygon: _polygon, pr.Ring: _ring,
-             pr.Polyline: _polyline, pr.Arrow: _arrow, pr.Marker: _marker}
+             pr.Polyline: _polyline, pr.Arrow: _arrow, pr.Marker: _marker, pr.Label: _label}
 
     def set_frame(self, k: int) -> None:
         """Mark the video camera of frame k (follows the scrubber)."""

@@ -52,7 +52,12 @@ def competent_models(release: Release, results: list[ModelResult]) -> list[int]:
 def _answers(r: ModelResult, i: int, at: str):
     if r.status[i] != OK:
         return None
-    return r.point[i] if at == "point" else r.value[i]
+    return _as_kind(r.answer[i], at)
+
+
+def _as_kind(rows: np.ndarray, at: str) -> np.ndarray:
+    """Stored answer rows as the kind's values: points keep both numbers, the others the first."""
+    return rows if get_kind(at).width == 2 else rows[..., 0]
 
 
 def _gap(a, b, at: str) -> float:
@@ -184,8 +189,7 @@ def model_conventions(release: Release, results: list[ModelResult], tally: Tally
         for at in ("angle", "point", "distance"):
             cols = [kinds[c] for c in COLUMNS if c.kind_name == at]
             m = np.isin(release.column, cols) & (r.status == OK)
-            truth = release.truth_point[m] if at == "point" else release.truth_value[m]
-            pred = r.point[m] if at == "point" else r.value[m]
+            truth, pred = _as_kind(release.truth[m], at), _as_kind(r.answer[m], at)
             ok = ~np.isnan(truth).reshape(len(truth), -1).any(axis=1)
             truth, pred = truth[ok], pred[ok]
             if not len(truth):
