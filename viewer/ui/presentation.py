@@ -44,9 +44,9 @@ class PresentationWindow(QWidget):
         self.timer.timeout.connect(self._advance_video)
         self.subject = None
         self.painter = None
-        self._question_changed(state.question)
         state.events.stage.connect(self._stage_changed)
         state.events.question.connect(self._question_changed)
+        self._question_changed(state.question)
 
     # ------------------------------------------------------------ content
     def _question_changed(self, question: int | None) -> None:
