@@ -135,7 +135,7 @@ def sample_switch(app, demo: Path) -> None:
             sync, full = [], []
             for _ in range(n - 1):
                 t0 = time.perf_counter()
-                w.browser.step(+1)
+                w.state.step(+1)
                 app.processEvents()
                 t1 = time.perf_counter()
                 pump_until(app, lambda: w.jobs.pending == 0)
@@ -234,7 +234,10 @@ def redraw_3d(app) -> None:
 
 # ------------------------------------------------------------------ browser
 def browser_scroll(app) -> None:
+    from dataclasses import replace
+
     from viewer.core.session import open_session
+    from viewer.core.state import InspectorState
     from viewer.ui.browser import BrowserPanel
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import numpy as np
@@ -248,11 +251,12 @@ def browser_scroll(app) -> None:
             recs = make_release(folder, n, rng)
             preds = make_predictions(folder, recs, 1, rng)
             session = open_session(folder, preds)
-            panel = BrowserPanel()
+            state = InspectorState()
+            panel = BrowserPanel(state)
             panel.resize(480, 800)
             panel.show()
             t0 = time.perf_counter()
-            panel.set_session(session)
+            state.open(session)
             app.processEvents()
             load = time.perf_counter() - t0
             sb = panel.table.verticalScrollBar()
@@ -270,8 +274,7 @@ def browser_scroll(app) -> None:
             panel.table.sortByColumn(score_column, Qt.SortOrder.AscendingOrder)
             sort = time.perf_counter() - t0
             t0 = time.perf_counter()
-            panel.search.setText("orient_3_video_2")
-            panel.apply_filter()
+            state.filter = replace(state.filter, text="orient_3_video_2")
             search = time.perf_counter() - t0
             results[n] = (median_ms(times), 1000 * load, 1000 * search, 1000 * sort)
             assert len(panel.model.rows) < n          # the search did filter

@@ -123,7 +123,7 @@ def test_nan_and_invalid_ground_truth(tmp_path):
         + json.dumps(_rec("word", answer="left")) + "\n")
     r = load_release(tmp_path)
     assert len(r) == 3
-    assert np.isnan(r.truth_value).all()
+    assert np.isnan(r.truth).all()
     assert [d.line for d in r.diagnostics.of_level("error") if d.code == "truth.invalid"] == [1, 2, 3]
 
 

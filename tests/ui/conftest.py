@@ -41,13 +41,30 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def window(qtbot, settings):
+def make_inspector(qtbot, settings):
+    """make_inspector(release=None, predictions=(), uid=None) -> (window, state).
+
+    A shown inspector window, with `release` open and its background work
+    done when one is given. Tests set and assert on the `InspectorState`
+    (viewer.core.state) rather than on widget internals.
+    """
+    from ui_helpers import open_release
+
     from viewer.ui.app import make_app
-    make_app()
     from viewer.ui.main_window import MainWindow
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    yield win
-    win.jobs.wait(10000)
+    made = []
+
+    def make(release=None, predictions=(), uid=None, size=(1400, 900)):
+        make_app()
+        win = MainWindow(settings)
+        qtbot.addWidget(win)
+        win.resize(*size)
+        win.show()
+        made.append(win)
+        if release is not None:
+            open_release(qtbot, win, release, predictions, uid)
+        return win, win.state
+
+    yield make
+    for win in made:
+        win.jobs.wait(10000)

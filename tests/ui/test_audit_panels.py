@@ -3,6 +3,7 @@ import pytest
 
 from viewer.core.audit import AuditReport, Finding, Tally
 from viewer.core.flags import DB_NAME, FlagStore
+from viewer.core.state import InspectorState
 
 pytest.importorskip("pytestqt")
 
@@ -57,7 +58,7 @@ def store(tmp_path):
 
 
 def test_flags_panel_verdicts_notes_and_undo(qtbot, store):
-    panel = FlagsPanel()
+    panel = FlagsPanel(InspectorState())
     qtbot.addWidget(panel)
     panel.set_store(store)
     panel.set_uid("q1")
@@ -78,7 +79,7 @@ def test_flags_panel_verdicts_notes_and_undo(qtbot, store):
 
 
 def test_flags_panel_shortcuts(qtbot, store):
-    panel = FlagsPanel()
+    panel = FlagsPanel(InspectorState())
     qtbot.addWidget(panel)
     panel.set_store(store)
     panel.set_uid("q1")
@@ -103,7 +104,7 @@ def test_flags_panel_shortcuts(qtbot, store):
 
 def test_flags_panel_keeps_text_on_conflict(qtbot, tmp_path, store):
     other = FlagStore(tmp_path / DB_NAME, author="ben")
-    panel = FlagsPanel()
+    panel = FlagsPanel(InspectorState())
     qtbot.addWidget(panel)
     panel.set_store(store)
     panel.set_uid("q1")
@@ -120,7 +121,7 @@ def test_flags_panel_keeps_text_on_conflict(qtbot, tmp_path, store):
 def test_flags_panel_on_a_damaged_database_is_read_only(qtbot, tmp_path):
     path = tmp_path / DB_NAME
     path.write_bytes(b"garbage" * 200)
-    panel = FlagsPanel()
+    panel = FlagsPanel(InspectorState())
     qtbot.addWidget(panel)
     panel.set_store(FlagStore(path))
     panel.set_uid("q1")

@@ -7,7 +7,7 @@ import pytest
 from PyQt6.QtCore import Qt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ui_helpers import open_release, settle  # noqa: E402
+from ui_helpers import settle  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "demo"
 ED = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
@@ -19,19 +19,19 @@ def demo(tmp_path):
     return Path(shutil.copytree(DEMO, tmp_path / "demo"))
 
 
-def _open_demo(qtbot, window, demo):
-    open_release(qtbot, window, demo, sorted((demo / "predictions").glob("*.jsonl")), uid=ED)
-    qtbot.waitUntil(lambda: window.sample_view.qi == window.session.release.index[ED], timeout=10000)
-    settle(qtbot, window)
+def _open_demo(make_inspector, demo):
+    window, state = make_inspector(demo, sorted((demo / "predictions").glob("*.jsonl")), uid=ED)
+    assert state.uid == ED
+    return window, state
 
 
-def test_arrow_keys_step_question_video_answer_truth(qtbot, window, demo):
-    _open_demo(qtbot, window, demo)
+def test_arrow_keys_step_question_video_answer_truth(qtbot, make_inspector, demo):
+    window, state = _open_demo(make_inspector, demo)
     shows = window.talk.present(full_screen=False)
     qtbot.waitExposed(shows)
     seen = []
-    shows.stageChanged.connect(seen.append)
-    assert shows.stage == "question"
+    state.events.stage.connect(seen.append)
+    assert state.stage == "question"
     qtbot.keyClick(shows, Qt.Key.Key_Right)
     assert shows.stage == "video"
     qtbot.waitUntil(lambda: shows.frame > 3, timeout=5000)          # the video plays
@@ -40,7 +40,7 @@ def test_arrow_keys_step_question_video_answer_truth(qtbot, window, demo):
                        (Qt.Key.Key_End, "truth")):
         qtbot.keyClick(shows, key)
         assert shows.stage == stage
-    assert seen == ["video", "answer", "truth", "truth", "answer", "question", "truth"]
+    assert seen == ["video", "answer", "truth", "answer", "question", "truth"]   # no change at the end
     assert not shows.timer.isActive()                                 # playback stops off the video stage
     dark = shows.theme.name
     qtbot.keyClick(shows, Qt.Key.Key_T)
@@ -48,19 +48,26 @@ def test_arrow_keys_step_question_video_answer_truth(qtbot, window, demo):
     grab = shows.grab().toImage()
     assert grab.width() > 100
     qtbot.keyClick(shows, Qt.Key.Key_Down)                            # next question, from the start
-    qtbot.waitUntil(lambda: window.sample_view.qi != window.session.release.index[ED], timeout=5000)
-    assert shows.stage == "question" and shows.subject.qi == window.sample_view.qi
+    assert state.uid != ED and state.position() == 1
+    assert state.stage == "question" and shows.subject.qi == state.question
+    state.question = int(state.order[3])                              # chosen in the window: presented
+    assert shows.subject.qi == state.question
+    settle(qtbot, window)
     with qtbot.waitSignal(shows.closed, timeout=3000):
         qtbot.keyClick(shows, Qt.Key.Key_Escape)
     assert window.talk.presentation is None
 
 
-def test_menu_actions_and_exports(qtbot, window, tmp_path, demo):
-    _open_demo(qtbot, window, demo)
+def test_menu_actions_and_exports(qtbot, make_inspector, tmp_path, demo):
+    window, state = _open_demo(make_inspector, demo)
     texts = {a.text(): a for a in window.findChildren(type(window.talk.present_action))}
     assert texts["Presentation mode"].shortcut().toString() == "F5"
     assert {"Export figure…", "Export clip…", "Build task gallery…"} <= set(texts)
     assert window.talk.export_figure(str(tmp_path / "f.png"), "map", 1.0)
     assert (tmp_path / "f.png").stat().st_size > 10_000
+    state.visible_models = frozenset({0})                  # exports draw the models the window shows
+    subject = window.talk._subject(frames=False)
+    assert subject.models == [0] and [a.index for a in subject.story.answers] == [0]
+    subject.close()
     assert window.talk.export_clip(str(tmp_path / "c.mp4"), seconds=1, fps=5, size=(160, 90))
     assert (tmp_path / "c.mp4").stat().st_size > 1000

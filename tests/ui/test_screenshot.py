@@ -77,7 +77,7 @@ def pump(cond, limit=60):
     t = time.time()
     while not cond() and time.time() - t < limit:
         app.processEvents(); time.sleep(0.01)
-pump(lambda: w.sample_view.geometry is not None)
+pump(lambda: w.state.geometry is not None)
 assert opengl_problem() is None, opengl_problem()
 w.sample_view.tabs.setCurrentIndex(1)
 pump(lambda: w.jobs.pending == 0 and 'triangles' in w.sample_view.view3d.info.text())

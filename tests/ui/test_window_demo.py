@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 from overlay_queries import truth_point
-from ui_helpers import open_release, settle
+from ui_helpers import settle
 
 from viewer.assets import assets_dir
+from viewer.core.map_choice import MapSource
 from viewer.core.tasks import COLUMN_KEYS
 
 DEMO = assets_dir() / "demo"
@@ -12,27 +13,28 @@ pytestmark = pytest.mark.skipif(not (DEMO / "questions.jsonl").is_file(), reason
 
 
 @pytest.fixture
-def demo_window(qtbot, window, tmp_path):
+def demo(make_inspector, tmp_path):
     import shutil
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    open_release(qtbot, window, root, sorted((root / "predictions").glob("*.jsonl")))
-    return window
+    return make_inspector(root, sorted((root / "predictions").glob("*.jsonl")))
 
 
-def test_step_through_every_sample(qtbot, demo_window):
-    w = demo_window
-    n = w.browser.model.rowCount()
-    assert n == len(w.session.release) and len(w.session.results) == 3
-    w.browser.select_position(0)
+def test_step_through_every_sample(qtbot, demo):
+    w, state = demo
+    n = len(state.order)
+    assert n == len(state.session.release) and len(state.models) == 3
+    assert state.position() == 0
     kinds = set()
     for pos in range(n):
-        w.browser.select_position(pos)
+        if pos:
+            state.step(+1)
         settle(qtbot, w)
         sv = w.sample_view
-        q = w.session.release.questions[w.browser.current_question()]
+        q = state.current
         kinds.add(q.kind.name)
-        assert sv.geometry is not None and sv.geometry.scene is not None, q.uid
+        assert state.position() == pos and w.browser.table.currentIndex().row() == pos
+        assert state.geometry is not None and state.geometry.scene is not None, q.uid
         if q.kind.name == "choice":
             assert sv.answer_stack.currentWidget() is sv.gallery
             assert all(o.pane.image is not None for o in sv.gallery.options[:4])
@@ -40,30 +42,34 @@ def test_step_through_every_sample(qtbot, demo_window):
             ov = sv.map_panel.view.overlay
             assert ov is not None and ov.path() is not None, q.uid
             assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
+            # The model saw no map: the scene's photo-like one, as in exported figures; else its own.
+            assert state.shown_map == (MapSource.scene("photo") if q.role_image("map") is None
+                                       else MapSource.release()), q.uid
         assert sv.player.n_frames > 0, q.uid
     assert kinds == {"angle", "distance", "point", "choice"}
 
 
-def test_levels_filters_and_leaderboard_on_the_demo(qtbot, demo_window):
-    w = demo_window
-    b, sv = w.browser, w.sample_view
+def test_levels_filters_and_leaderboard_on_the_demo(qtbot, demo):
+    w, state = demo
+    sv = w.sample_view
     col = COLUMN_KEYS.index("GP_v")
     w.leaderboard.cellClicked.emit(2, col)
-    assert b.model_box.currentData() == 2 and b.column_box.currentData() == col
-    assert {int(c) for c in w.session.release.column[b.model.rows]} == {col}
+    assert state.filter.model == 2 and state.filter.columns == {col}
+    assert {int(c) for c in state.session.release.column[state.order]} == {col}
     settle(qtbot, w)
     shown = []
-    for key in ("scene:photo", "scene:floorplan", "scene:occupancy"):
-        assert sv.map_panel.select_source(key)
+    for name in ("photo", "floorplan", "occupancy"):
+        state.map_source = MapSource.scene(name)
         settle(qtbot, w)
         shown.append(sv.map_panel.view.image_item.image.copy())
         assert truth_point(sv.map_panel.view.overlay) is not None
     assert not np.array_equal(shown[0], shown[1]) and not np.array_equal(shown[1], shown[2])
+    b = w.browser
     b.table.sortByColumn(5 + 3 * 2 + 2, b.table.horizontalHeader().sortIndicatorOrder())
-    scores = w.session.results[2].score[b.model.rows]
+    scores = state.session.results[2].score[state.order]
     assert list(scores) == sorted(scores) or list(scores) == sorted(scores, reverse=True)
     player = sv.player
     player.play()
-    qtbot.waitUntil(lambda: player.current >= 5, timeout=15000)
+    qtbot.waitUntil(lambda: state.frame >= 5, timeout=15000)
     player.pause()
     assert sv.map_panel.view.camera_position is not None

@@ -1,12 +1,16 @@
 """The window on the six published samples (no scene metadata, one video)."""
+from dataclasses import replace
+
 import numpy as np
 from overlay_queries import truth_point
 from PyQt6.QtCore import QMimeData, QPointF, QSize, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
-from ui_helpers import open_release, settle
+from ui_helpers import settle
 
 from viewer.core import primitives as pr
+from viewer.core.browse import BrowseFilter
+from viewer.core.map_choice import MapSource
 from viewer.core.tasks import COLUMN_KEYS
 
 POS_UID = "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4"
@@ -15,17 +19,15 @@ EDIST_UID = "scene1_Object_Localization_Egocentric_Distance_visual_armchair_bslh
 TDSM_UID = "scene16_Topdown_Selection_Medium_video_1"
 
 
-def test_every_sample_shows_without_error(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files)
-    assert window.browser.model.rowCount() == 6
+def test_every_sample_shows_without_error(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files)
+    assert len(state.order) == 6 and state.models == ("model-a", "model-b")
     assert window.browser.model.columnCount() == 5 + 3 * 2
     for pos in range(6):
-        window.browser.select_position(pos)
+        window.browser.select_position(pos)                 # a click on the row
         settle(qtbot, window)
-        qi = window.browser.current_question()
-        assert window.sample_view.qi == qi
-        uid = window.session.release.questions[qi].uid
-        assert uid in window.sample_view.header.text()
+        assert state.position() == pos
+        assert state.uid in window.sample_view.header.text()
     # Five missing videos and model-b's missing answer: reported, not fatal.
     texts = [window.problems.item(i).text() for i in range(window.problems.count())]
     assert sum("file not found" in t for t in texts) == 5
@@ -33,9 +35,11 @@ def test_every_sample_shows_without_error(qtbot, window, real_samples, predictio
     assert "6 problems" in window.problems_button.text()
 
 
-def test_point_sample_draws_truth_and_predictions_on_the_map(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files, uid=POS_UID)
+def test_point_sample_draws_truth_and_predictions_on_the_map(qtbot, make_inspector, real_samples,
+                                                             prediction_files):
+    window, state = make_inspector(real_samples, prediction_files, uid=POS_UID)
     sv = window.sample_view
+    assert state.uid == POS_UID and state.shown_map == MapSource.release()
     assert sv.answer_stack.currentWidget() is sv.map_panel
     assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
     ov = sv.map_panel.view.overlay
@@ -48,10 +52,21 @@ def test_point_sample_draws_truth_and_predictions_on_the_map(qtbot, window, real
     assert sv.view_pane.image is not None                      # the current view loaded
     assert "file not found" in sv.player.pane.message           # video4.mp4 is not published
     assert not sv.player.play_button.isEnabled()
+    state.visible_models = frozenset({1})                       # model-a hidden
+    assert [p.model for p in sv.map_panel.view.overlay.of(pr.Marker, pr.MODEL)] == [1]
+    assert sv.answers.item(0, 0).checkState() == Qt.CheckState.Unchecked
 
 
-def test_angle_and_distance_samples_use_dial_and_bars(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files, uid=ED_UID)
+def test_answer_table_check_boxes_are_the_visible_models(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files, uid=POS_UID)
+    table = window.sample_view.answers
+    table.item(1, 0).setCheckState(Qt.CheckState.Unchecked)
+    assert state.visible_models == {0}
+    assert [p.model for p in window.sample_view.map_panel.view.overlay.of(pr.Marker, pr.MODEL)] == [0]
+
+
+def test_angle_and_distance_samples_use_dial_and_bars(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files, uid=ED_UID)
     sv = window.sample_view
     assert sv.chart_stack.currentWidget() is sv.dial and sv.chart_stack.isVisible()
     assert not sv.answer_stack.isVisible()           # no map for an egocentric question without a scene
@@ -65,11 +80,11 @@ def test_angle_and_distance_samples_use_dial_and_bars(qtbot, window, real_sample
     b_tip = tips[style.model_color(1).name()]
     assert b_tip[0] < 0 and b_tip[1] > 0
     np.testing.assert_allclose(np.hypot(*b_tip), 0.9)
-    window.select_uid(EDIST_UID)
+    state.select_uid(EDIST_UID)
     settle(qtbot, window)
     assert sv.chart_stack.currentWidget() is sv.bars
     # Back to a choice question: its gallery takes the answer area again.
-    window.select_uid(TDSM_UID)
+    state.select_uid(TDSM_UID)
     settle(qtbot, window)
     assert sv.answer_stack.isVisible() and sv.answer_stack.currentWidget() is sv.gallery
     assert not sv.chart_stack.isVisible()
@@ -77,8 +92,8 @@ def test_angle_and_distance_samples_use_dial_and_bars(qtbot, window, real_sample
     assert [name for _, name in ticks] == ["ground truth", "model-a"]    # model-b gave no answer
 
 
-def test_choice_gallery_and_video_playback(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files, uid=TDSM_UID)
+def test_choice_gallery_and_video_playback(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files, uid=TDSM_UID)
     sv = window.sample_view
     assert sv.answer_stack.currentWidget() is sv.gallery
     opts = sv.gallery.options
@@ -87,107 +102,119 @@ def test_choice_gallery_and_video_playback(qtbot, window, real_samples, predicti
     assert all(o.pane.image is not None for o in opts[:4])
     player = sv.player
     qtbot.waitUntil(lambda: player.n_frames > 0, timeout=20000)
-    assert player.n_frames == 535 and player.current == 0
-    with qtbot.waitSignal(player.frameChanged, timeout=10000) as sig:
-        player.step(+1)
-    assert sig.args == [1]
-    with qtbot.waitSignal(player.frameChanged, timeout=10000):
-        player.seek(400)
-    assert player.current == 400 and player.pane.image.width() == 640
+    assert player.n_frames == 535 and state.frame == 0
+    player.step(+1)
+    qtbot.waitUntil(lambda: state.frame == 1, timeout=10000)
+    state.frame = 400                                           # seeks the video
+    qtbot.waitUntil(lambda: player.current == 400, timeout=10000)
+    assert player.pane.image.width() == 640
     player.play()
-    qtbot.waitUntil(lambda: player.current >= 403, timeout=10000)
+    qtbot.waitUntil(lambda: state.frame >= 403, timeout=10000)
     player.pause()
     assert "/ 535" in player.label.text()
 
 
-def test_filter_sort_and_keys(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files)
+def test_filter_sort_and_keys(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files)
+    uids = state.session.release.uids
     b = window.browser
-    b.search.setText("topdown")
-    qtbot.waitUntil(lambda: b.model.rowCount() == 2, timeout=3000)
-    b.search.setText("")
-    qtbot.waitUntil(lambda: b.model.rowCount() == 6, timeout=3000)
+    b.search.setText("topdown")                                 # typed: the state follows
+    qtbot.waitUntil(lambda: len(state.order) == 2, timeout=3000)
+    assert state.filter.text == "topdown"
+    state.filter = replace(state.filter, text="")               # set: the widgets follow
+    assert len(state.order) == 6 and b.search.text() == ""
     b.column_box.setCurrentIndex(b.column_box.findData(COLUMN_KEYS.index("ED_v")))
-    assert b.model.rowCount() == 1
-    b.column_box.setCurrentIndex(0)
-    b.status_box.setCurrentIndex(b.status_box.findData("failed"))     # model-a is selected by default
-    failed = {window.session.release.uids[i] for i in b.model.rows}
-    assert failed == {TDSM_UID, ED_UID, EDIST_UID}
-    b.status_box.setCurrentIndex(b.status_box.findData("any"))
-    # Sort by model-a's score, worst first, by clicking the header twice? Use the model's sort.
+    assert state.filter.columns == {COLUMN_KEYS.index("ED_v")} and len(state.order) == 1
+    state.filter = replace(state.filter, columns=None, status="failed")     # model-a is selected by default
+    assert b.column_box.currentIndex() == 0 and b.status_box.currentData() == "failed"
+    assert {uids[i] for i in state.order} == {TDSM_UID, ED_UID, EDIST_UID}
+    state.filter = replace(state.filter, status="any")
+    # Sorted by model-a's score: the order the state publishes follows.
     score_col = 5 + 2
     b.table.sortByColumn(score_col, Qt.SortOrder.AscendingOrder)
-    scores = window.session.results[0].score[b.model.rows]
+    scores = state.session.results[0].score[state.order]
     assert list(scores) == sorted(scores)
     # j/k move; n/p jump between model-a's failures in the displayed order.
-    b.select_position(0)
+    state.question = int(state.order[0])
     with qtbot.waitActive(window):
         window.activateWindow()
     b.table.setFocus()
     QTest.keyClick(window, Qt.Key.Key_J)
-    assert b.current_position() == 1
+    assert state.position() == 1 and b.table.currentIndex().row() == 1
     QTest.keyClick(window, Qt.Key.Key_K)
-    assert b.current_position() == 0
+    assert state.position() == 0
     b.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-    b.select_position(0)
+    state.question = int(state.order[0])
     QTest.keyClick(window, Qt.Key.Key_N)
-    assert window.session.release.uids[b.current_question()] == TDSM_UID
+    assert state.uid == TDSM_UID
     QTest.keyClick(window, Qt.Key.Key_N)
-    assert window.session.release.uids[b.current_question()] == ED_UID
+    assert state.uid == ED_UID
     QTest.keyClick(window, Qt.Key.Key_P)
-    assert window.session.release.uids[b.current_question()] == TDSM_UID
+    assert state.uid == TDSM_UID
     QTest.keyClick(window, Qt.Key.Key_P)
     assert "no failure of model-a before" in window.status_label.text()
 
 
-def test_leaderboard_click_filters_browser(qtbot, window, real_samples, prediction_files):
-    open_release(qtbot, window, real_samples, prediction_files)
+def test_a_question_shown_from_elsewhere_clears_the_filters_hiding_it(make_inspector, real_samples,
+                                                                      prediction_files):
+    window, state = make_inspector(real_samples, prediction_files)
+    state.filter = replace(state.filter, columns=frozenset({COLUMN_KEYS.index("ED_v")}), text="armchair")
+    assert state.uid == ED_UID
+    assert state.select_uid(POS_UID)
+    assert state.filter == BrowseFilter(model=0) and len(state.order) == 6
+    assert window.browser.model.rows[window.browser.table.currentIndex().row()] == state.question
+    assert not state.select_uid("no such uid")
+
+
+def test_leaderboard_click_filters_browser(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector(real_samples, prediction_files)
     lb = window.leaderboard
     assert lb.rowCount() == 3 and lb.verticalHeaderItem(2).text().startswith("Random")
     col = COLUMN_KEYS.index("Pos")
     assert lb.item(0, col).text() == "100.0" and lb.item(1, col).text() == "0.0"
     lb.cellClicked.emit(1, col)
-    b = window.browser
-    assert b.model_box.currentData() == 1 and b.column_box.currentData() == col
-    assert [window.session.release.uids[i] for i in b.model.rows] == [POS_UID]
+    assert state.filter.model == 1 and state.filter.columns == {col}
+    assert [state.session.release.uids[i] for i in state.order] == [POS_UID]
+    assert window.browser.model_box.currentData() == 1
     lb.cellClicked.emit(2, col)                      # reference rows do not filter
-    assert b.model_box.currentData() == 1
+    assert state.filter.model == 1
 
 
-def test_add_predictions_and_bad_prediction_file(qtbot, window, real_samples, prediction_files, tmp_path):
-    open_release(qtbot, window, real_samples, prediction_files[:1])
+def test_add_predictions_and_bad_prediction_file(qtbot, make_inspector, real_samples, prediction_files, tmp_path):
+    window, state = make_inspector(real_samples, prediction_files[:1], uid=POS_UID)
     assert window.leaderboard.rowCount() == 2
     bad = tmp_path / "broken.jsonl"
     bad.write_text("{not json\n")
     with qtbot.waitSignal(window.predictionsAdded, timeout=30000):
         window.add_predictions([prediction_files[1], bad])
-    assert window.session.models == ["model-a", "model-b"]
+    assert state.models == ("model-a", "model-b") and state.visible_models == {0, 1}
+    assert state.uid == POS_UID                      # still shown, now with both answers
+    assert [p.model for p in window.sample_view.map_panel.view.overlay.of(pr.Marker, pr.MODEL)] == [0, 1]
     assert window.leaderboard.rowCount() == 3
     assert window.browser.model.columnCount() == 5 + 3 * 2
     assert any("broken.jsonl" in window.problems.item(i).text() for i in range(window.problems.count()))
 
 
-def test_corrupt_video_is_reported_in_the_player(qtbot, window, real_samples):
+def test_corrupt_video_is_reported_in_the_player(qtbot, make_inspector, real_samples):
     video = real_samples / "02_Global_Structure_Understanding_Topdown_Selection_Medium" / "video1.mp4"
     video.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"garbage" * 1000)
-    open_release(qtbot, window, real_samples, uid=TDSM_UID)
+    window, _ = make_inspector(real_samples, uid=TDSM_UID)
     player = window.sample_view.player
     qtbot.waitUntil(lambda: "cannot be played" in player.pane.message, timeout=20000)
     assert not player.play_button.isEnabled()
 
 
-def test_missing_release_is_a_message_not_a_crash(qtbot, window, tmp_path):
+def test_missing_release_is_a_message_not_a_crash(qtbot, make_inspector, tmp_path):
+    window, state = make_inspector()
     with qtbot.waitSignal(window.loadFailed, timeout=10000):
         window.open_release(tmp_path / "nowhere")
-    assert "no such file or folder" in window.status_label.text()
+    assert "no such file or folder" in window.status_label.text() and state.session is None
 
 
-def test_layout_and_recent_releases_are_remembered(qtbot, settings, real_samples):
+def test_layout_and_recent_releases_are_remembered(qtbot, settings, make_inspector, real_samples):
     from viewer.ui.main_window import MainWindow
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    open_release(qtbot, win, real_samples)
+    win, state = make_inspector(real_samples)
+    state.map_source = MapSource.scene("occupancy")
     # The offscreen screen is 800x600 and Qt keeps restored windows on screen, so
     # check what was saved and that the new window took it rather than the defaults.
     win.sample_view.top_split.setSizes([300, 700])
@@ -200,9 +227,12 @@ def test_layout_and_recent_releases_are_remembered(qtbot, settings, real_samples
     qtbot.addWidget(again)
     assert again.size() != QSize(1600, 1000)          # the default when nothing is remembered
     assert again.recent_releases() == [str(real_samples.resolve())]
+    assert again.state.map_source == MapSource.scene("occupancy")
 
 
-def test_drop_a_release_folder_then_prediction_files(qtbot, window, real_samples, prediction_files):
+def test_drop_a_release_folder_then_prediction_files(qtbot, make_inspector, real_samples, prediction_files):
+    window, state = make_inspector()
+
     def drop(paths):
         mime = QMimeData()
         mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
@@ -214,5 +244,5 @@ def test_drop_a_release_folder_then_prediction_files(qtbot, window, real_samples
         drop([real_samples])
     with qtbot.waitSignal(window.predictionsAdded, timeout=30000):
         drop(prediction_files)
-    assert window.session.models == ["model-a", "model-b"]
+    assert state.models == ("model-a", "model-b")
     settle(qtbot, window)

@@ -11,7 +11,9 @@ from viewer.core import primitives as pr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import scene_release as sr  # noqa: E402
-from ui_helpers import open_release, settle  # noqa: E402
+from ui_helpers import settle  # noqa: E402
+
+from viewer.core.map_choice import MapSource  # noqa: E402
 
 
 @pytest.fixture
@@ -19,16 +21,18 @@ def scene_release(tmp_path):
     return sr.build(tmp_path / "release")
 
 
-def _open(qtbot, window, root, key):
-    open_release(qtbot, window, root, [root / "m1.jsonl"], uid=sr.UIDS[key])
-    qtbot.waitUntil(lambda: window.sample_view.geometry is not None, timeout=10000)
+def _open(qtbot, make_inspector, root, key):
+    window, state = make_inspector(root, [root / "m1.jsonl"], uid=sr.UIDS[key])
+    qtbot.waitUntil(lambda: state.geometry is not None, timeout=10000)
     settle(qtbot, window)
-    return window.sample_view
+    return window, state
 
 
-def test_direction_question_on_the_scene_map(qtbot, window, scene_release):
-    sv = _open(qtbot, window, scene_release, "ED_v")
-    assert sv.map_panel.current_source == "scene:occupancy"
+def test_direction_question_on_the_scene_map(qtbot, make_inspector, scene_release):
+    window, state = _open(qtbot, make_inspector, scene_release, "ED_v")
+    sv = window.sample_view
+    assert state.shown_map == MapSource.scene("occupancy")
+    assert sv.map_panel.source_box.currentData() == state.shown_map
     ov = sv.map_panel.view.overlay
     assert ov.path().points.shape == (sr.N_FRAMES, 2)
     np.testing.assert_allclose(viewpoint(ov), [50.0, 70.0])
@@ -37,59 +41,68 @@ def test_direction_question_on_the_scene_map(qtbot, window, scene_release):
     assert len(ov.of(pr.Sector)) == 3 and len(ov.of(pr.Arrow, pr.MODEL)) == 1
     assert sv.chart_stack.currentWidget() is sv.dial
     assert window.sample_view.tabs.isTabEnabled(1)
-    sources = [sv.map_panel.source_box.itemData(k) for k in range(sv.map_panel.source_box.count())]
     # The scene ships an occupancy map; the two other levels are rendered from its boxes.
-    assert sources == ["scene:occupancy", "render:photo", "render:floorplan"]
+    assert state.map_choice.sources == (MapSource.scene("occupancy"), MapSource.render("photo"),
+                                        MapSource.render("floorplan"))
+    assert [sv.map_panel.source_box.itemData(k) for k in range(3)] == list(state.map_choice.sources)
 
 
-def test_video_scrubber_moves_the_camera_on_the_map(qtbot, window, scene_release):
-    sv = _open(qtbot, window, scene_release, "ED_v")
+def test_video_scrubber_moves_the_camera_on_the_map(qtbot, make_inspector, scene_release):
+    window, state = _open(qtbot, make_inspector, scene_release, "ED_v")
+    sv = window.sample_view
     player = sv.player
     qtbot.waitUntil(lambda: player.n_frames == sr.N_FRAMES, timeout=20000)
     view = sv.map_panel.view
     np.testing.assert_allclose(view.camera_position, [30.0, 70.0])   # frame 0 at world (1, 1)
-    with qtbot.waitSignal(player.frameChanged, timeout=10000):
-        player.seek(sr.N_FRAMES - 1)
-    end = view.camera_position
-    np.testing.assert_allclose(end, [170.0, 70.0])                   # last frame at world (8, 1)
-    with qtbot.waitSignal(player.frameChanged, timeout=10000):
-        player.seek(4)
+    player.seek(sr.N_FRAMES - 1)                                     # the scrubber
+    qtbot.waitUntil(lambda: state.frame == sr.N_FRAMES - 1, timeout=10000)
+    np.testing.assert_allclose(view.camera_position, [170.0, 70.0])  # last frame at world (8, 1)
+    state.frame = 4
+    qtbot.waitUntil(lambda: player.current == 4, timeout=10000)
     assert player.pane._box == (10.0, 10.0, 30.0, 30.0)              # the target's best frame
 
 
-def test_switch_map_level_and_keep_the_choice(qtbot, window, scene_release):
-    sv = _open(qtbot, window, scene_release, "Pos")
-    assert sv.map_panel.select_source("render:floorplan")
+def test_switch_map_level_and_keep_the_choice(qtbot, make_inspector, scene_release):
+    window, state = _open(qtbot, make_inspector, scene_release, "Pos")
+    sv = window.sample_view
+    box = sv.map_panel.source_box
+    box.setCurrentIndex(box.findText("rendered: floor plan"))
+    box.activated.emit(box.currentIndex())                          # as a user's pick
+    assert state.map_source == state.shown_map == MapSource.render("floorplan")
     settle(qtbot, window)
     image = sv.map_panel.view.image_item.image
     assert image.shape == (sr.MAP_SIZE[1], sr.MAP_SIZE[0], 3)       # rendered in the map's own frame
     assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
     np.testing.assert_allclose(truth_point(sv.map_panel.view.overlay), [250.5 * 0.2, 700.5 * 0.1])
-    window.select_uid(sr.UIDS["GP_v"])
-    qtbot.waitUntil(lambda: sv.geometry is not None, timeout=10000)
+    state.select_uid(sr.UIDS["GP_v"])
+    qtbot.waitUntil(lambda: state.geometry is not None, timeout=10000)
     settle(qtbot, window)
-    assert sv.map_panel.current_source == "render:floorplan"        # remembered across samples
-    assert sv.map_panel.select_source("render:photo")
+    assert state.shown_map == MapSource.render("floorplan")          # remembered across samples
+    assert box.currentData() == MapSource.render("floorplan")
+    state.map_source = MapSource.render("photo")
     settle(qtbot, window)
+    assert box.currentData() == MapSource.render("photo")
     photo = sv.map_panel.view.image_item.image
     assert photo.shape == image.shape and not np.array_equal(photo, image)
 
 
-def test_distance_and_choice_questions(qtbot, window, scene_release):
-    sv = _open(qtbot, window, scene_release, "EDist_v")
+def test_distance_and_choice_questions(qtbot, make_inspector, scene_release):
+    window, state = _open(qtbot, make_inspector, scene_release, "EDist_v")
+    sv = window.sample_view
     ov = sv.map_panel.view.overlay
     np.testing.assert_allclose(np.hypot(*(one(ov, pr.Polyline, pr.TRUTH).points - viewpoint(ov)).T), 44.0)
     assert sv.chart_stack.currentWidget() is sv.bars
-    window.select_uid(sr.UIDS["TDS_E"])
+    state.select_uid(sr.UIDS["TDS_E"])
     settle(qtbot, window)
     assert sv.answer_stack.currentWidget() is sv.gallery
     assert "ground truth" in sv.gallery.options[1].pane._caption
     assert "m1" in sv.gallery.options[1].picks.text()
 
 
-def test_3d_tab_without_opengl_explains_itself(qtbot, window, scene_release):
+def test_3d_tab_without_opengl_explains_itself(qtbot, make_inspector, scene_release):
     from viewer.ui.view3d import opengl_problem
-    sv = _open(qtbot, window, scene_release, "ED_v")
+    window, _ = _open(qtbot, make_inspector, scene_release, "ED_v")
+    sv = window.sample_view
     sv.tabs.setCurrentIndex(1)
     settle(qtbot, window)
     if opengl_problem() is None:
@@ -98,25 +111,24 @@ def test_3d_tab_without_opengl_explains_itself(qtbot, window, scene_release):
     assert sv.view3d.stack.currentWidget() is sv.view3d.message
 
 
-def test_broken_mesh_falls_back_to_boxes(qtbot, window, scene_release, make_scene):
+def test_broken_mesh_falls_back_to_boxes(qtbot, make_inspector, scene_release, make_scene):
     folder = make_scene(scene_release, dataclasses.replace(sr.scene(), mesh="scene.glb"))
     (folder / "scene.glb").write_bytes(b"glTF" + b"\x00" * 40)
-    sv = _open(qtbot, window, scene_release, "GP_v")
-    assert sv.map_panel.select_source("render:photo")
+    window, state = _open(qtbot, make_inspector, scene_release, "GP_v")
+    sv = window.sample_view
+    state.map_source = MapSource.render("photo")
     settle(qtbot, window)
     assert sv.map_panel.stack.currentWidget() is sv.map_panel.view
-    mesh = sv.assets.mesh(sv.geometry.scene)
+    mesh = window.assets.mesh(state.geometry.scene)
     assert "scene.glb" in mesh._cache["load_problem"] and "boxes instead" in mesh._cache["load_problem"]
 
 
-def test_broken_scene_json_leaves_2d_working(qtbot, window, scene_release, make_scene):
+def test_broken_scene_json_leaves_2d_working(qtbot, make_inspector, scene_release, make_scene):
     make_scene(scene_release, sr.scene(), text="{ not json")
-    open_release(qtbot, window, scene_release, [scene_release / "m1.jsonl"], uid=sr.UIDS["GP_v"])
+    window, state = _open(qtbot, make_inspector, scene_release, "GP_v")
     sv = window.sample_view
-    qtbot.waitUntil(lambda: sv.geometry is not None, timeout=10000)
-    settle(qtbot, window)
     # The question's own map image still shows, with the answer points on it.
-    assert sv.map_panel.current_source == "release"
+    assert state.shown_map == MapSource.release()
     ov = sv.map_panel.view.overlay
     np.testing.assert_allclose(truth_point(ov), [250.5 * 0.2, 300.5 * 0.1])
     assert ov.path() is None

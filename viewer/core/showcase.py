@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .answers import MISSING, OK
+from .answers import OK
 from .browse import answer_text, truth_text
 from .diagnostics import UserError
 from .kinds import AnswerKind
@@ -126,7 +126,3 @@ def build_story(session: Session, qi: int, models: list[int] | None = None) -> Q
 def answered(story: QuestionStory) -> list[ModelAnswer]:
     """The answers that parsed (those that can be drawn)."""
     return [a for a in story.answers if a.status == OK]
-
-
-def unanswered_note(a: ModelAnswer) -> str:
-    return "no answer" if a.status == MISSING else "answer does not parse"

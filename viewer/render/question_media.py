@@ -1,10 +1,9 @@
 """Everything an export of one question draws, loaded as arrays (no Qt).
 
-The map is the one the model was shown when the question has one (its own
-top-down image, with the overlay computed by `viewer.core.overlays`), else a
-map of the scene (its first top-down image, or one rendered from the mesh).
-Every part that cannot be had carries a one-line reason instead, so a
-figure can say "no current view: file not found" where the image would be.
+The map is the one the window shows (`viewer.core.map_choice`), with the
+overlay computed by `viewer.core.overlays`. Every part that cannot be had
+carries a one-line reason instead, so a figure can say "no current view:
+file not found" where the image would be.
 """
 from __future__ import annotations
 
@@ -13,10 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import UserError
+from ..core.map_choice import MapKind, MapSource, choose_map
 from ..core.overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.primitives import Overlay
 from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
+from ..core.state import shown_results
 from .frame_source import FrameSource, open_frames
 from .scene_assets import SceneAssets
 from .video import import_cv2
@@ -26,7 +27,7 @@ from .video import import_cv2
 class QuestionMedia:
     geometry: QuestionGeometry | None
     map_image: np.ndarray | None = None          # (h, w, 3) RGB
-    overlay: Overlay | None = None         # on the map, in its pixels
+    overlay: Overlay | None = None
     map_note: str = ""
     view_image: np.ndarray | None = None
     view_note: str = ""
@@ -34,7 +35,7 @@ class QuestionMedia:
     option_notes: list[str] = field(default_factory=list)
     frames: FrameSource | None = None
     frames_note: str = ""
-    overlay3d: Overlay | None = None       # in the room, in metres
+    overlay3d: Overlay | None = None
     results_shown: list = field(default_factory=list)   # session.results, unchosen models hidden
 
     def close(self) -> None:
@@ -62,15 +63,19 @@ def _ref_image(ref, what: str) -> tuple[np.ndarray | None, str]:
 
 
 def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets: SceneAssets,
-                 models: list[int] | None = None, frames: bool = True) -> QuestionMedia:
-    """Load what the figures of question `qi` show; overlays carry only the chosen `models`."""
+                 models: list[int] | None = None, frames: bool = True,
+                 map_source: MapSource | None = None) -> QuestionMedia:
+    """Load what the figures of question `qi` show; overlays carry only the chosen `models`.
+
+    The map is `choose_map`'s, as in the window: `map_source` is the user's choice, if any.
+    """
     q = session.release.questions[qi]
     results = session.results
     g = link_question(q, scenes.get(q.scene)) if scenes is not None else None
     if g is not None and g.scene is None:
         g = None
     media = QuestionMedia(g)
-    media.results_shown = _only(results, models)
+    media.results_shown = shown_results(results, models)
 
     if q.kind is not None and q.kind.picks_an_option:
         for k, im in enumerate(q.images):
@@ -84,7 +89,7 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
                 media.view_image, media.view_note = read_rgb(g.viewpoint.image), ""
             except OSError as e:
                 media.view_note = str(e)
-        _map(media, session, qi, q, g, assets, media.results_shown)
+        _map(media, qi, q, g, assets, media.results_shown, map_source)
     if g is not None:
         media.overlay3d = scene_overlay_3d(q, qi, media.results_shown, g)
     if frames:
@@ -92,65 +97,46 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
     return media
 
 
-class _Hidden:
-    """A model left out of a figure: its answers read as missing, so overlays skip it."""
-
-    def __init__(self, r):
-        self.model = r.model
-        self.status = np.full(len(r.status), "missing", dtype=object)
-        self.answer = r.answer
-
-
-def _only(results, models):
-    if models is None:
-        return results
-    keep = set(models)
-    # Keep indices (they are the colours); hide the others.
-    return [r if m in keep else _Hidden(r) for m, r in enumerate(results)]
-
-
-def _map(media: QuestionMedia, session, qi, q, g, assets: SceneAssets, results) -> None:
-    own_ref = q.role_image("map")
-    shown = g.topdown if g is not None else None
-    if own_ref is None and g is not None:
-        # The model saw no map: show the scene's most legible one (photo-like), in its own pixels.
-        photo = next((t for t in g.scene.topdown.values() if t.kind == "photo" and t.image), None)
-        shown = photo or shown
-    if shown is not None and shown.image:
+def _map(media: QuestionMedia, qi: int, q, g: QuestionGeometry | None, assets: SceneAssets, results,
+         preferred: MapSource | None) -> None:
+    """The first source of `choose_map` that can be had; each one that cannot leaves its reason."""
+    for source in choose_map(q, g, preferred).ranked:
         try:
-            img = read_rgb(shown.image)
-        except OSError as e:
-            media.map_note = str(e)
-        else:
-            h, w = img.shape[:2]
-            media.map_image = img
-            W = None
-            if shown is not g.topdown and shown.world_to_pixel is not None and shown.width:
-                W = np.diag([w / shown.width, h / shown.height]) @ np.asarray(shown.world_to_pixel, float)
+            image, W = _map_image(source, q, g, assets)
+        except (OSError, UserError) as e:
+            media.map_note = media.map_note or str(e)
+            continue
+        h, w = image.shape[:2]
+        media.map_image = image
+        if g is not None:
             media.overlay = scene_map_overlay(q, qi, results, g, w, h, W)
-            return
-    if own_ref is not None:
-        img, note = _ref_image(own_ref, "map image")
-        if img is not None:
-            h, w = img.shape[:2]
-            media.map_image = img
-            if g is not None:
-                media.overlay = scene_map_overlay(q, qi, results, g, w, h)
-            else:
-                media.overlay = published_map_overlay(q, qi, results, w, h)
-            return
-        media.map_note = note
-    if g is not None:
-        own = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else None
-        size = (own.width, own.height) if own is not None and own.width else None
-        try:
-            rm = assets.topdown(g.scene, "photo", None if own is None else own.world_to_pixel, size)
-        except UserError as e:
-            media.map_note = media.map_note or f"no map: {e}"
-            return
-        h, w = rm.image.shape[:2]
-        media.map_image = rm.image
-        media.overlay = scene_map_overlay(q, qi, results, g, w, h, None if own else rm.world_to_pixel)
+        else:
+            media.overlay = published_map_overlay(q, qi, results, w, h)
         return
     if not media.map_note:
         media.map_note = "no top-down map (no map image and no scene metadata)"
+
+
+def _map_image(source: MapSource, q, g: QuestionGeometry | None, assets: SceneAssets):
+    """The map's pixels and the affine to draw the scene on them (None: the question's own map's)."""
+    if source.kind is MapKind.RELEASE:
+        ref = q.role_image("map")
+        if not ref.exists:
+            raise OSError(f"map image {ref.name!r}: {ref.problem or 'missing'}")
+        return read_rgb(ref.path), None
+    if source.kind is MapKind.SCENE:
+        shown = g.scene.topdown[source.name]
+        image = read_rgb(shown.image)
+        W = None
+        if shown is not g.topdown and shown.world_to_pixel is not None and shown.width:
+            h, w = image.shape[:2]
+            W = np.diag([w / shown.width, h / shown.height]) @ np.asarray(shown.world_to_pixel, float)
+        return image, W
+    # A rendering lines up with the question's own map when that has an affine, else it is fitted to the mesh.
+    own = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else None
+    size = (own.width, own.height) if own is not None and own.width else None
+    try:
+        rm = assets.topdown(g.scene, source.name, None if own is None else own.world_to_pixel, size)
+    except UserError as e:
+        raise UserError(f"no map: {e}") from e
+    return rm.image, None if own else rm.world_to_pixel

@@ -184,9 +184,6 @@ class AuditPanel(QWidget):
     def visible_findings(self) -> list[Finding]:
         return list(self.model.findings)
 
-    def findings_for(self, uid: str) -> list[Finding]:
-        return [f for f in (self.report.findings if self.report else []) if f.uid == uid]
-
     # ------------------------------------------------------------ internals
     def _fill_checks(self, summary: dict) -> None:
         current = self.check_box.currentData()

@@ -3,11 +3,16 @@
 The table model holds one index array (the visible questions, in display
 order) and formats only the cells Qt asks for, so 200,000 questions scroll
 as smoothly as 20. Filtering and sorting are `viewer.core.browse`.
+
+Bound to the state: the filter widgets show and set `filter`; the table
+lists the questions it leaves, publishes them in display order as `order`,
+selects `question` and sets it when the user picks a row. A question shown
+that the filters hide clears them.
 """
 from __future__ import annotations
 
 import numpy as np
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PyQt6.QtGui import QBrush
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -25,6 +30,7 @@ from PyQt6.QtWidgets import (
 from ..core import browse
 from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
+from ..core.state import InspectorState
 from ..core.tasks import COLUMNS
 from . import style
 
@@ -147,12 +153,11 @@ def _short(name: str, n: int = 14) -> str:
 
 
 class BrowserPanel(QWidget):
-    """Filters above the question table; emits the question the user selects."""
-    questionSelected = pyqtSignal(int)
-    message = pyqtSignal(str)
+    """Filters above the question table."""
 
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.session: Session | None = None
         self.index: BrowseIndex | None = None
         self.model = QuestionTableModel(self)
@@ -169,7 +174,6 @@ class BrowserPanel(QWidget):
         self.verdict_box = QComboBox(toolTip="Reviewer verdict (set in the Review panel)")
         for key, text in browse.VERDICT_FILTERS.items():
             self.verdict_box.addItem("any verdict" if key == "any" else text, key)
-        self.verdicts: dict[str, str] = {}
         self.score_min = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=0.0,
                                         prefix="score ≥ ")
         self.score_max = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=1.0,
@@ -215,17 +219,24 @@ class BrowserPanel(QWidget):
         lay.addWidget(self.table)
 
         self._debounce = QTimer(self, singleShot=True, interval=150)
-        self._debounce.timeout.connect(self.apply_filter)
+        self._debounce.timeout.connect(self._widgets_changed)
         self.search.textChanged.connect(lambda _: self._debounce.start())
         for w in (self.column_box, self.scene_box, self.model_box, self.status_box, self.verdict_box):
-            w.currentIndexChanged.connect(lambda _: self.apply_filter())
+            w.currentIndexChanged.connect(lambda _: self._widgets_changed())
         for w in (self.score_min, self.score_max):
             w.valueChanged.connect(lambda _: self._debounce.start())
+        self.model.layoutChanged.connect(self._publish_order)        # sorted by a header click
         self._filling = False
         self._fill_boxes()
 
+        state.events.session.connect(self._session_changed)
+        state.events.models.connect(self._models_changed)
+        state.events.filter.connect(self._filter_changed)
+        state.events.verdicts.connect(self._verdicts_changed)
+        state.events.question.connect(self._question_changed)
+
     # ------------------------------------------------------------ session
-    def set_session(self, session: Session | None) -> None:
+    def _session_changed(self, session: Session | None) -> None:
         self.session = session
         self.index = BrowseIndex(session.release) if session else None
         self.model.set_session(session, self.index)
@@ -234,19 +245,15 @@ class BrowserPanel(QWidget):
         self._size_columns()
         self.apply_filter()
 
-    def models_changed(self) -> None:
+    def _models_changed(self) -> None:
         """Predictions were added: new model columns, same filter."""
-        current = self.current_question()
         self.model.set_session(self.session, self.index)
-        self._fill_boxes(keep=True)
+        self._fill_boxes()
         self._size_columns()
         self.apply_filter()
-        if current is not None:
-            self.select_question(current)
 
-    def _fill_boxes(self, keep: bool = False) -> None:
+    def _fill_boxes(self) -> None:
         self._filling = True
-        prev = (self.column_box.currentData(), self.scene_box.currentData(), self.model_box.currentData())
         for box in (self.column_box, self.scene_box, self.model_box):
             box.blockSignals(True)
             box.clear()
@@ -261,14 +268,9 @@ class BrowserPanel(QWidget):
         self.model_box.addItem("(no model)", None)
         for m, r in enumerate(self.session.results if self.session else []):
             self.model_box.addItem(r.model, m)
-        if keep:
-            for box, value in zip((self.column_box, self.scene_box, self.model_box), prev):
-                k = box.findData(value)
-                box.setCurrentIndex(max(k, 0))
-        elif self.session and self.session.results:
-            self.model_box.setCurrentIndex(1)
         for box in (self.column_box, self.scene_box, self.model_box):
             box.blockSignals(False)
+        self._show_filter(self.state.filter)
         self._filling = False
 
     def _size_columns(self) -> None:
@@ -281,6 +283,7 @@ class BrowserPanel(QWidget):
 
     # ------------------------------------------------------------- filters
     def current_filter(self) -> BrowseFilter:
+        """The filter the widgets show."""
         col = self.column_box.currentData()
         scene = self.scene_box.currentData()
         return BrowseFilter(
@@ -291,49 +294,55 @@ class BrowserPanel(QWidget):
             status=self.status_box.currentData(), text=self.search.text(),
             verdict=self.verdict_box.currentData())
 
-    def set_verdicts(self, verdicts: dict[str, str]) -> None:
-        """The reviewers' verdicts changed (uid -> verdict); refilter when it matters."""
-        self.verdicts = dict(verdicts)
-        if self.verdict_box.currentData() != "any":
-            self.apply_filter()
+    def _widgets_changed(self) -> None:
+        if not self._filling:
+            self.state.filter = self.current_filter()
 
-    def set_filter(self, column: int | None = ..., model: int | None = ..., scene: str | None = ...,
-                   status: str | None = None, text: str | None = None) -> None:
-        """Set some filters at once (a leaderboard click); `...` leaves one as it is."""
-        self._filling = True
-        if column is not ...:
-            self.column_box.setCurrentIndex(max(self.column_box.findData(column), 0))
-        if model is not ...:
-            self.model_box.setCurrentIndex(max(self.model_box.findData(model), 0))
-        if scene is not ...:
-            self.scene_box.setCurrentIndex(max(self.scene_box.findData(scene), 0))
-        if status is not None:
-            self.status_box.setCurrentIndex(max(self.status_box.findData(status), 0))
-        if text is not None:
-            self.search.setText(text)
-        self._filling = False
+    def _show_filter(self, f: BrowseFilter) -> None:
+        """Set the widgets to `f` (a filter of one column and one scene at most, as they can show)."""
+        filling, self._filling = self._filling, True
+        for box, value in ((self.column_box, _single(f.columns)), (self.scene_box, _single(f.scenes)),
+                           (self.model_box, f.model), (self.status_box, f.status), (self.verdict_box, f.verdict)):
+            box.setCurrentIndex(max(box.findData(value), 0))
+        self.score_min.setValue(f.score_min)
+        self.score_max.setValue(f.score_max)
+        if self.search.text() != f.text:
+            self.search.setText(f.text)
+        self._filling = filling
+
+    def _filter_changed(self, f: BrowseFilter) -> None:
+        self._show_filter(f)
         self.apply_filter()
 
+    def _verdicts_changed(self) -> None:
+        if self.state.filter.verdict != "any":
+            self.apply_filter()
+
     def apply_filter(self) -> None:
-        if self._filling or self.session is None:
+        """List the questions the state's filter leaves; the question shown stays if it is among them."""
+        if self.session is None:
             return
-        current = self.current_question()
-        f = self.current_filter()
-        self.model.set_rows(self.index.rows(f, self.session.results, self.verdicts))
+        state = self.state
+        self.model.set_rows(self.index.rows(state.filter, self.session.results, state.verdicts))
         n, total = len(self.model.rows), len(self.session.release)
         self.count_label.setText(f"{n:,} of {total:,}")
-        if current is not None and self.model.position_of(current) >= 0:
-            self.select_question(current)
+        self._publish_order()
+        if state.question is not None and self.model.position_of(state.question) >= 0:
+            self.select_question(state.question)
         elif n:
-            self.select_position(0)
+            state.question = int(self.model.rows[0])
+
+    def _publish_order(self) -> None:
+        self.state.order = self.model.rows
 
     # ---------------------------------------------------------- selection
-    def current_question(self) -> int | None:
-        r = self.table.currentIndex().row()
-        return int(self.model.rows[r]) if 0 <= r < len(self.model.rows) else None
-
-    def current_position(self) -> int:
-        return self.table.currentIndex().row()
+    def _question_changed(self, question: int | None) -> None:
+        if question is None or self.session is None:
+            return
+        if self.model.position_of(question) < 0:
+            # Shown from elsewhere (an audit finding, --uid) but filtered out: list everything.
+            self.state.filter = BrowseFilter(model=self.state.filter.model)
+        self.select_question(question)
 
     def select_position(self, pos: int) -> None:
         if not 0 <= pos < self.model.rowCount():
@@ -346,26 +355,14 @@ class BrowserPanel(QWidget):
         pos = self.model.position_of(question)
         if pos < 0:
             return False
-        self.select_position(pos)
+        if pos != self.table.currentIndex().row():
+            self.select_position(pos)
         return True
-
-    def step(self, delta: int) -> None:
-        pos = self.current_position()
-        self.select_position(min(max(pos + delta, 0), self.model.rowCount() - 1))
-
-    def step_failure(self, direction: int) -> None:
-        m = self.model_box.currentData()
-        if self.session is None or m is None:
-            self.message.emit("choose a model in the browser to step through its failures")
-            return
-        score = self.session.results[m].score
-        pos = browse.step_failure(self.model.rows, score, self.current_position(), direction)
-        if pos is None:
-            where = "after" if direction > 0 else "before"
-            self.message.emit(f"no failure of {self.session.results[m].model} {where} this row")
-            return
-        self.select_position(pos)
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid() and 0 <= current.row() < len(self.model.rows):
-            self.questionSelected.emit(int(self.model.rows[current.row()]))
+            self.state.question = int(self.model.rows[current.row()])
+
+
+def _single(values: frozenset | None):
+    return next(iter(values)) if values is not None and len(values) == 1 else None

@@ -5,7 +5,7 @@ Ctrl+4 bad media, Ctrl+0 clear; Ctrl+Return saves the note; Ctrl+Z undoes
 the last flag change (inside the note editor Ctrl+Z undoes typing, as usual).
 Every change is written at once (viewer.core.flags); when the store is
 read-only (damaged or locked database) the panel says why and stays usable
-for reading.
+for reading. It follows the state's question.
 """
 from __future__ import annotations
 
@@ -24,16 +24,17 @@ from PyQt6.QtWidgets import (
 
 from ..core.diagnostics import UserError
 from ..core.flags import VERDICTS, FlagConflict, FlagStore
+from ..core.state import InspectorState
 
 SHORTCUTS = {"ok": "Ctrl+1", "bad_gt": "Ctrl+2", "ambiguous": "Ctrl+3", "bad_media": "Ctrl+4"}
 
 
 class FlagsPanel(QWidget):
-    flagChanged = pyqtSignal(str)        # uid whose verdict or note changed (the browser's verdict filter)
     message = pyqtSignal(str)            # for the status bar
 
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.store: FlagStore | None = None
         self.uid: str | None = None
         self._note_seen: str = ""         # the note as last read from the store, to detect other writers
@@ -84,6 +85,7 @@ class FlagsPanel(QWidget):
         bottom.addWidget(self.save_button)
         layout.addLayout(bottom)
         self._refresh()
+        state.events.question.connect(lambda: self.set_uid(state.uid))
 
     def _action(self, text, shortcut, slot) -> QAction:
         a = QAction(text, self)
@@ -97,7 +99,12 @@ class FlagsPanel(QWidget):
     def set_store(self, store: FlagStore | None) -> None:
         self.save_note()
         self.store = store
+        self._publish_verdicts()
         self._load()
+
+    def _publish_verdicts(self) -> None:
+        """The browser's verdict filter reads them from the state."""
+        self.state.verdicts = self.store.verdicts() if self.store is not None else {}
 
     def set_uid(self, uid: str | None) -> None:
         """Show another sample; a note being typed for the previous one is saved first."""
@@ -149,7 +156,7 @@ class FlagsPanel(QWidget):
             return
         if c is not None:
             self.message.emit(done_text)
-            self.flagChanged.emit(c.uid)
+            self._publish_verdicts()
             if c.uid != self.uid:
                 return
         self._load()

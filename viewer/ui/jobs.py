@@ -1,11 +1,15 @@
 """Work off the GUI thread: loading, decoding, rendering.
 
 `Jobs.submit(fn, ...)` runs `fn` on a pool thread and calls `done(result)` or
-`failed(message)` back on the GUI thread. A job submitted under a `lane`
-supersedes the earlier jobs of that lane: their results are dropped, so a
-fast scroll through samples never paints a stale image. The window shows a
-busy indicator while `pending` > 0, and `settled` fires when it drops to 0
-(the screenshot waits for it).
+`failed(message)` back on the GUI thread. Late results are dropped here and
+nowhere else, so a fast scroll through samples never paints a stale image:
+each job carries a token of what it was for, and its result is delivered
+only while the token is current. The token holds
+  * its `lane`: a newer job of the same lane supersedes it;
+  * its `scope`: "question" (the state's question changed since the
+    submit) or "session" (another release was opened).
+The window shows a busy indicator while `pending` > 0, and `settled` fires
+when it drops to 0 (the screenshot waits for it).
 
 The workers are Python threads, not QThreadPool threads: pybind11 modules
 (open3d) keep a per-thread Python state that PyQt discards after every
@@ -16,9 +20,14 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import traceback
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
 
 from PyQt6.QtCore import QObject, pyqtSignal
+
+from ..core.state import InspectorState
+
+Scope = Literal["question", "session"]
 
 
 class _Relay(QObject):
@@ -56,20 +65,31 @@ def _is_user_facing(e: Exception) -> bool:
     return isinstance(e, (UserError, VideoError, OSError, ValueError))
 
 
+@dataclass(frozen=True)
+class _Entry:
+    lane: str | None
+    scope: Scope | None
+    serial: int                  # the state's serial of `scope` at submit
+    label: str
+    done: Callable[[Any], None] | None
+    failed: Callable[[str], None] | None
+
+
 class Jobs(QObject):
     pendingChanged = pyqtSignal(int)
     progress = pyqtSignal(str, int, int)     # label, done, total (total 0 = unknown)
     settled = pyqtSignal()
 
-    def __init__(self, parent: QObject | None = None, threads: int = 2):
+    def __init__(self, state: InspectorState | None = None, parent: QObject | None = None, threads: int = 2):
         super().__init__(parent)
+        self.state = state
         self._pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="gst-viewer-job")
         self._futures: set[concurrent.futures.Future] = set()
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
         self._relay.progressed.connect(self._progressed)
         self._tokens = itertools.count(1)
-        self._jobs: dict[int, tuple[str | None, str, Callable | None, Callable | None]] = {}
+        self._jobs: dict[int, _Entry] = {}
         self._latest: dict[str, int] = {}
         self.callback_errors: list[str] = []
 
@@ -79,9 +99,9 @@ class Jobs(QObject):
 
     def submit(self, fn: Callable, *args: Any, done: Callable[[Any], None] | None = None,
                failed: Callable[[str], None] | None = None, lane: str | None = None,
-               label: str = "", with_progress: bool = False) -> int:
+               scope: Scope | None = None, label: str = "", with_progress: bool = False) -> int:
         token = next(self._tokens)
-        self._jobs[token] = (lane, label, done, failed)
+        self._jobs[token] = _Entry(lane, scope, self._serial(scope), label, done, failed)
         if lane is not None:
             self._latest[lane] = token
         try:
@@ -107,13 +127,22 @@ class Jobs(QObject):
         """Drop queued work; running work finishes in the background (the window is closing)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    def _serial(self, scope: Scope | None) -> int:
+        if scope is None or self.state is None:
+            return 0
+        return self.state.question_serial if scope == "question" else self.state.session_serial
+
+    def _current(self, token: int, entry: _Entry) -> bool:
+        """Whether the job's result is still wanted: the one place late results are dropped."""
+        if entry.lane is not None and self._latest.get(entry.lane) != token:
+            return False
+        return entry.serial == self._serial(entry.scope)
+
     def _finished(self, token: int, ok: bool, payload: Any) -> None:
         entry = self._jobs.pop(token, None)
         if entry is not None:
-            lane, _label, done, failed = entry
-            current = lane is None or self._latest.get(lane) == token
-            if current:
-                callback = done if ok else failed
+            if self._current(token, entry):
+                callback = entry.done if ok else entry.failed
                 if callback is not None:
                     try:
                         callback(payload)
@@ -129,4 +158,4 @@ class Jobs(QObject):
     def _progressed(self, token: int, done: int, total: int) -> None:
         entry = self._jobs.get(token)
         if entry is not None:
-            self.progress.emit(entry[1], done, total)
+            self.progress.emit(entry.label, done, total)

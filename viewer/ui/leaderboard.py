@@ -1,5 +1,7 @@
-"""The Table-1 leaderboard of the loaded models, with reference rows; cells filter the browser."""
+"""The Table-1 leaderboard of the loaded models, with the Random reference row; cells set the browser's filter."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
@@ -7,6 +9,7 @@ from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTable
 
 from ..core.evaluate import average
 from ..core.session import Session
+from ..core.state import InspectorState
 from ..core.tasks import COLUMN_KEYS, COLUMNS
 from . import style
 
@@ -14,25 +17,23 @@ AVG = "Avg"
 
 
 class LeaderboardPanel(QTableWidget):
-    """Rows: the loaded models, then reference rows (Random, and any given, e.g. Human).
+    """Rows: the loaded models, then the Random (uniform) reference row.
 
-    Clicking a model's cell emits (model index, column index or None for Avg).
+    Clicking a model's cell filters the questions to that model and column (all columns for Avg).
     """
-    cellChosen = pyqtSignal(object, object)
+    message = pyqtSignal(str)            # for the status bar
 
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.cellClicked.connect(self._clicked)
-        self.reference_rows: dict[str, dict[str, float | None]] = {}
         self._n_models = 0
-
-    def set_reference_rows(self, rows: dict[str, dict[str, float | None]]) -> None:
-        """Published rows (e.g. the paper's Human row): name -> {column key: value}."""
-        self.reference_rows = dict(rows)
+        state.events.session.connect(self.set_session)
+        state.events.models.connect(lambda: self.set_session(state.session))
 
     def set_session(self, session: Session | None) -> None:
         self.clear()
@@ -46,7 +47,6 @@ class LeaderboardPanel(QTableWidget):
             return
         board = session.leaderboard()["models"]
         refs = {"Random (uniform)": session.random_row()}
-        refs.update(self.reference_rows)
         names = list(board) + list(refs)
         self._n_models = len(board)
         self.setRowCount(len(names))
@@ -83,4 +83,8 @@ class LeaderboardPanel(QTableWidget):
     def _clicked(self, row: int, col: int) -> None:
         if row >= self._n_models:
             return
-        self.cellChosen.emit(row, None if col >= len(COLUMN_KEYS) else col)
+        column = None if col >= len(COLUMN_KEYS) else col
+        self.state.filter = replace(self.state.filter, columns=None if column is None else frozenset({column}),
+                                    model=row)
+        where = "" if column is None else f", {COLUMNS[column].key} — {COLUMNS[column].title}"
+        self.message.emit(f"browser: {self.state.models[row]}{where}")

@@ -1,4 +1,9 @@
-"""The inspector window: browser and leaderboard docks around the sample view; menus, settings, drops."""
+"""The inspector window: docks around the sample view, menus, settings, drops.
+
+Every panel binds to one `InspectorState` (viewer.core.state) and none calls
+another: the window creates the state and the panels, lays them out, fills
+the menus, and turns files (opened, dropped, scored) into the state's session.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +23,12 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core.diagnostics import UserError
+from ..core.map_choice import MapSource
 from ..core.session import Session, open_session
+from ..core.state import InspectorState
+from .audit_dock import AuditPanel
 from .browser import BrowserPanel
+from .flags_panel import FlagsPanel
 from .images import ImageCache
 from .jobs import Jobs
 from .leaderboard import LeaderboardPanel
@@ -49,24 +58,27 @@ class MainWindow(QMainWindow):
     sessionLoaded = pyqtSignal()
     loadFailed = pyqtSignal(str)
     predictionsAdded = pyqtSignal()
-    questionShown = pyqtSignal(int)
 
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
+        from ..render.scene_assets import SceneAssets
         self.settings = settings if settings is not None else QSettings("gst-viewer", "gst-viewer")
-        self.session: Session | None = None
-        self.release_path: str | None = None
-        self.jobs = Jobs(self)
+        self.state = InspectorState()
+        self.jobs = Jobs(self.state, self)
         self.cache = ImageCache()
+        self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
         self._pending_uid: str | None = None
         self.setWindowTitle("gst-viewer")
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
 
-        self.sample_view = SampleView(self.jobs, self.cache)
+        # The sample view binds first: it has drawn the new release when the browser picks a question in it.
+        self.sample_view = SampleView(self.state, self.jobs, self.assets, self.cache)
         self.setCentralWidget(self.sample_view)
-        self.browser = BrowserPanel()
-        self.leaderboard = LeaderboardPanel()
+        self.browser = BrowserPanel(self.state)
+        self.leaderboard = LeaderboardPanel(self.state)
+        self.audit_panel = AuditPanel()
+        self.flags_panel = FlagsPanel(self.state)
         self.problems = QListWidget()
         self.problems.setWordWrap(True)
         # The browser takes the full height on the left; Table 1 is wide, so it
@@ -75,7 +87,10 @@ class MainWindow(QMainWindow):
         self.browser_dock = self._dock("Samples", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.board_dock = self._dock("Leaderboard", self.leaderboard, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.board_dock, self.problems_dock)
+        self.audit_dock = self._dock("Audit", self.audit_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.review_dock = self._dock("Review", self.flags_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        for d in (self.problems_dock, self.audit_dock, self.review_dock):
+            self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
         self.resizeDocks([self.browser_dock], [480], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
@@ -91,36 +106,26 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.problems_button)
         sb.addPermanentWidget(self.progress)
 
+        from .audit_window import AuditController
+        from .talk_actions import TalkActions
+        self.audit = AuditController(self.state, self.jobs, self.audit_panel, self.flags_panel, self)
+        self.talk = TalkActions(self.state, self.assets, self)
         self._build_menus()
-        self.browser.questionSelected.connect(self._question_selected)
-        self.browser.message.connect(self.show_status)
-        self.leaderboard.cellChosen.connect(self._leaderboard_cell)
-        self.sample_view.statusMessage.connect(self.show_status)
+        for source in (self.sample_view.statusMessage, self.leaderboard.message, self.audit.message,
+                       self.talk.message):
+            source.connect(self.show_status)
+        self.audit.problem.connect(self._add_problem)
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
-        from .audit_window import AuditController  # Audit and Review docks
-        self.audit = AuditController(self)
-        from .talk_actions import TalkActions  # File: exports and gallery; View: presentation (F5)
-        self.talk = TalkActions(self)
-        self._arrange_docks()
         self.restore_layout()
 
-    def _arrange_docks(self) -> None:
-        """Default layout: every secondary dock tabbed under the sample view.
+    @property
+    def session(self) -> Session | None:
+        return self.state.session
 
-        A dock at the side would take its width from the map and video, and
-        a 1600-pixel window (the --screenshot default) would not fit.
-        """
-        for d in self.findChildren(QDockWidget):
-            if d in (self.browser_dock, self.board_dock):
-                continue
-            if self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea:
-                self.removeDockWidget(d)
-                self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
-                d.show()
-            self.tabifyDockWidget(self.board_dock, d)
-        self.board_dock.raise_()
-        self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
+    @property
+    def release_path(self) -> str | None:
+        return self.state.release_path
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=f"dock_{title.lower()}")
@@ -139,12 +144,17 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self._action(file, "Save window image…", self.choose_screenshot, "Ctrl+Shift+S")
         file.addSeparator()
+        for a in self.talk.file_actions:
+            file.addAction(a)
+            self.addAction(a)
+        file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         go = mb.addMenu("&Go")
-        self._action(go, "Next sample", lambda: self.browser.step(+1), "J")
-        self._action(go, "Previous sample", lambda: self.browser.step(-1), "K")
-        self._action(go, "Next failure of the selected model", lambda: self.browser.step_failure(+1), "N")
-        self._action(go, "Previous failure of the selected model", lambda: self.browser.step_failure(-1), "P")
+        state = self.state
+        self._action(go, "Next sample", lambda: state.step(+1), "J")
+        self._action(go, "Previous sample", lambda: state.step(-1), "K")
+        self._action(go, "Next failure of the selected model", lambda: self._step_failure(+1), "N")
+        self._action(go, "Previous failure of the selected model", lambda: self._step_failure(-1), "P")
         go.addSeparator()
         player = self.sample_view.player
         self._action(go, "Play / pause video", player.toggle_play, "Space")
@@ -152,8 +162,14 @@ class MainWindow(QMainWindow):
         self._action(go, "Previous video frame", lambda: player.step(-1), ",")
         self._action(go, "Find…", lambda: self.browser.search.setFocus(), QKeySequence.StandardKey.Find)
         view = mb.addMenu("&View")
-        for d in (self.browser_dock, self.board_dock, self.problems_dock):
+        for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock, self.review_dock):
             view.addAction(d.toggleViewAction())
+        view.addSeparator()
+        view.addAction(self.talk.present_action)
+        self.addAction(self.talk.present_action)
+        for a in (*self.flags_panel.verdict_actions.values(), self.flags_panel.clear_action,
+                  self.flags_panel.undo_action, self.flags_panel.save_action):
+            self.addAction(a)          # window-wide shortcuts, wherever the focus is
         help_ = mb.addMenu("&Help")
         self._action(help_, "Keys", self._show_keys)
 
@@ -165,6 +181,11 @@ class MainWindow(QMainWindow):
         menu.addAction(a)
         self.addAction(a)
         return a
+
+    def _step_failure(self, direction: int) -> None:
+        why_not = self.state.step_failure(direction)
+        if why_not:
+            self.show_status(why_not)
 
     def _show_keys(self) -> None:
         QMessageBox.information(self, "Keys", "Up/Down or J/K: previous/next sample\n"
@@ -226,17 +247,14 @@ class MainWindow(QMainWindow):
         self.loadFailed.emit(message)
 
     def _session_loaded(self, path: str, session: Session) -> None:
-        self.session, self.release_path = session, path
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
-        self.sample_view.set_session(session)
-        self.browser.set_session(session)
-        self.leaderboard.set_session(session)
         self._show_diagnostics(session)
+        self.state.open(session, path)
         n = len(session.release)
         self.show_status(f"{n:,} questions, {len(session.results)} models from {path}")
         uid, self._pending_uid = self._pending_uid, None
-        if uid is not None and not self.select_uid(uid):
+        if uid is not None and not self.state.select_uid(uid):
             self.show_status(f"--uid {uid}: no such question in this release")
         self.browser.table.setFocus()
         self.sessionLoaded.emit()
@@ -245,50 +263,21 @@ class MainWindow(QMainWindow):
         if self.session is None:
             self.show_status("open a release before adding predictions")
             return
-        release = self.session.release
-        self.jobs.submit(_load_predictions, release, [str(p) for p in paths], label="scoring predictions",
-                         with_progress=True, done=lambda res: self._predictions_loaded(release, res),
+        self.jobs.submit(_load_predictions, self.session.release, [str(p) for p in paths], scope="session",
+                         label="scoring predictions", with_progress=True, done=self._predictions_loaded,
                          failed=lambda msg: self.show_status(f"predictions: {msg}"))
 
-    def _predictions_loaded(self, release, payload) -> None:
-        if self.session is None or self.session.release is not release:
-            return
+    def _predictions_loaded(self, payload) -> None:
         results, errors = payload
+        self.state.add_results(results)
         for r in results:
-            self.session.add_result(r)
             for d in r.diagnostics:
                 self._add_problem(d.level, str(d))
         for e in errors:
             self._add_problem("error", e)
-        self.browser.models_changed()
-        self.leaderboard.set_session(self.session)
-        self.sample_view.show_question(self.browser.current_question())
         added = ", ".join(r.model for r in results) or "nothing"
         self.show_status(f"added {added}" + (f"; {len(errors)} files could not be read" if errors else ""))
         self.predictionsAdded.emit()
-
-    # ------------------------------------------------------------ selection
-    def select_uid(self, uid: str) -> bool:
-        if self.session is None:
-            return False
-        qi = self.session.release.index.get(uid)
-        if qi is None:
-            return False
-        if not self.browser.select_question(qi):
-            self.browser.set_filter(column=None, scene=None, status="any", text="")
-            if not self.browser.select_question(qi):
-                return False
-        return True
-
-    def _question_selected(self, qi: int) -> None:
-        self.sample_view.show_question(qi)
-        self.questionShown.emit(qi)
-
-    def _leaderboard_cell(self, model: int, column: int | None) -> None:
-        self.browser.set_filter(column=column, model=model)
-        name = self.session.results[model].model if self.session else ""
-        self.show_status(f"browser: {name}" + ("" if column is None else
-                                               f", {self.browser.column_box.currentText()}"))
 
     # -------------------------------------------------------------- status
     def show_status(self, text: str) -> None:
@@ -364,20 +353,19 @@ class MainWindow(QMainWindow):
             sizes = self.settings.value(f"splitters/{sp.objectName()}")
             if isinstance(sizes, QByteArray):
                 sp.restoreState(sizes)
-        src = self.settings.value("map/source")
-        if isinstance(src, str):
-            self.sample_view.preferred_source = src
+        self.state.map_source = MapSource.from_key(self.settings.value("map/source"))
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         for sp in self.sample_view.splitters:
             self.settings.setValue(f"splitters/{sp.objectName()}", sp.saveState())
-        if self.sample_view.preferred_source:
-            self.settings.setValue("map/source", self.sample_view.preferred_source)
+        if self.state.map_source is not None:
+            self.settings.setValue("map/source", self.state.map_source.key)
         self.settings.sync()
 
     def closeEvent(self, event) -> None:
+        self.audit.save()
         self.save_layout()
         self.sample_view.player.pause()
         self.jobs.shutdown()

@@ -1,24 +1,24 @@
-"""The map view with its toolbar: which map to show (release image, scene map, rendered level)."""
+"""The map view with its toolbar: which map to show (release image, scene map, rendered level).
+
+The source box lists the options `viewer.core.map_choice` gives; picking one
+sets the state's `map_source`, which the sample view draws.
+"""
 from __future__ import annotations
 
 import numpy as np
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
+from ..core.map_choice import MapOption, MapSource
 from ..core.primitives import Overlay
+from ..core.state import InspectorState
 from .map_view import MapView
-
-# Source keys: "release" (the question's own map image), "scene:<name>" (a map
-# listed in scene.json), "render:<level>" (rendered from the mesh).
-RENDER_LABELS = {"photo": "rendered: photo", "occupancy": "rendered: occupancy",
-                 "floorplan": "rendered: floor plan"}
 
 
 class MapPanel(QWidget):
-    sourceChosen = pyqtSignal(str)
-
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.source_box = QComboBox(toolTip="Map shown: the release's image, a scene map, or a "
                                             "rendering of the scene at one of three abstraction levels")
         self.source_box.setMinimumContentsLength(18)
@@ -47,30 +47,20 @@ class MapPanel(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.stack, 1)
         self.fit_button.clicked.connect(self.view.reset_zoom)
-        self.source_box.activated.connect(lambda _: self.sourceChosen.emit(self.source_box.currentData()))
+        self.source_box.activated.connect(self._chosen)
 
-    def set_sources(self, sources: list[tuple[str, str]], current: str | None) -> None:
+    def _chosen(self, _index: int) -> None:
+        self.state.map_source = self.source_box.currentData()
+
+    def set_sources(self, options: tuple[MapOption, ...], current: MapSource | None) -> None:
         self.source_box.blockSignals(True)
         self.source_box.clear()
-        for key, label in sources:
-            self.source_box.addItem(label, key)
-        k = self.source_box.findData(current)
-        self.source_box.setCurrentIndex(max(k, 0))
-        self.source_box.setEnabled(len(sources) > 1)
-        self.source_box.blockSignals(False)
-
-    @property
-    def current_source(self) -> str | None:
-        return self.source_box.currentData()
-
-    def select_source(self, key: str) -> bool:
-        """As if the user picked `key` (tests, remembered choice)."""
-        k = self.source_box.findData(key)
-        if k < 0:
-            return False
+        for o in options:
+            self.source_box.addItem(o.label, o.source)
+        k = next((k for k, o in enumerate(options) if o.source == current), 0)
         self.source_box.setCurrentIndex(k)
-        self.sourceChosen.emit(key)
-        return True
+        self.source_box.setEnabled(len(options) > 1)
+        self.source_box.blockSignals(False)
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

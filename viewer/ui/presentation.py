@@ -6,14 +6,21 @@ truth. Right / Space / Page Down step forward, Left / Page Up back, Home and
 End jump, Up / Down change question, T switches dark and light, Escape
 leaves. Each moment is painted by the same StoryPainter as exported clips,
 in large type and thick strokes.
+
+The stage is the state's `stage`, and the question its `question`: Up and
+Down step through the browser's order, and a question chosen in the window
+is presented from its first stage.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QPainter
 from PyQt6.QtWidgets import QWidget
 
-from ..core.storyboard import TALK_STAGES, VIDEO
+from ..core.state import InspectorState
+from ..core.storyboard import QUESTION, TALK_STAGES, VIDEO
 from ..figures.story_frame import StoryPainter
 from ..figures.theme import TALK_DARK, TALK_LIGHT
 
@@ -21,50 +28,52 @@ MAX_PLAY_FPS = 30.0
 
 
 class PresentationWindow(QWidget):
-    stageChanged = pyqtSignal(str)
-    questionStep = pyqtSignal(int)          # +1 / -1: the window shows the next / previous question
     closed = pyqtSignal()
 
-    def __init__(self, subject, theme: str = "dark", parent=None):
+    def __init__(self, state: InspectorState, make_subject: Callable, theme: str = "dark", parent=None):
+        """`make_subject(question index)` is the figures' Subject of that question (figures.layouts.prepare)."""
         super().__init__(parent)
         self.setWindowTitle("gst-viewer — presentation")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setCursor(Qt.CursorShape.BlankCursor)
+        self.state = state
+        self.make_subject = make_subject
         self.theme = TALK_LIGHT if theme == "light" else TALK_DARK
-        self.stage_index = 0
         self.frame = 0
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._advance_video)
         self.subject = None
         self.painter = None
-        self.set_subject(subject)
+        state.events.stage.connect(self._stage_changed)
+        state.events.question.connect(self._question_changed)
+        self._question_changed(state.question)
 
     # ------------------------------------------------------------ content
-    def set_subject(self, subject) -> None:
-        if self.subject is not None and self.subject is not subject:
+    def _question_changed(self, question: int | None) -> None:
+        if question is None:
+            return
+        if self.subject is not None:
             self.subject.close()
-        self.subject = subject
-        self.painter = StoryPainter(subject)
-        self.set_stage(0)
+        self.subject = self.make_subject(question)
+        self.painter = StoryPainter(self.subject)
+        if self.state.stage != QUESTION:
+            self.state.stage = QUESTION          # its listener draws
+        else:
+            self._stage_changed(QUESTION)
 
     @property
     def stage(self) -> str:
-        return TALK_STAGES[self.stage_index]
+        return self.state.stage
 
-    def set_stage(self, index: int) -> None:
-        self.stage_index = min(max(index, 0), len(TALK_STAGES) - 1)
+    def _stage_changed(self, stage: str) -> None:
         self.timer.stop()
         self.frame = 0
         src = self.subject.media.frames
-        if self.stage == VIDEO and src is not None and src.n_frames > 1:
+        if stage == VIDEO and src is not None and src.n_frames > 1:
             fps = min(src.fps or 10.0, MAX_PLAY_FPS)
             self._step = max(1, round((src.fps or 10.0) / fps))
             self.timer.start(int(1000 / fps))
         self.update()
-        self.stageChanged.emit(self.stage)
-
-    def step(self, delta: int) -> None:
-        self.set_stage(self.stage_index + delta)
 
     def toggle_theme(self) -> None:
         self.theme = TALK_LIGHT if self.theme is TALK_DARK else TALK_DARK
@@ -83,17 +92,17 @@ class PresentationWindow(QWidget):
         key = event.key()
         K = Qt.Key
         if key in (K.Key_Right, K.Key_Space, K.Key_PageDown, K.Key_Return, K.Key_Enter):
-            self.step(+1)
+            self.state.step_stage(+1)
         elif key in (K.Key_Left, K.Key_PageUp, K.Key_Backspace):
-            self.step(-1)
+            self.state.step_stage(-1)
         elif key == K.Key_Home:
-            self.set_stage(0)
+            self.state.stage = TALK_STAGES[0]
         elif key == K.Key_End:
-            self.set_stage(len(TALK_STAGES) - 1)
+            self.state.stage = TALK_STAGES[-1]
         elif key == K.Key_Down:
-            self.questionStep.emit(+1)
+            self.state.step(+1)
         elif key == K.Key_Up:
-            self.questionStep.emit(-1)
+            self.state.step(-1)
         elif key == K.Key_T:
             self.toggle_theme()
         elif key in (K.Key_Escape, K.Key_F5, K.Key_Q):
@@ -116,6 +125,8 @@ class PresentationWindow(QWidget):
 
     def closeEvent(self, event) -> None:
         self.timer.stop()
+        self.state.events.stage.disconnect(self._stage_changed, missing_ok=True)
+        self.state.events.question.disconnect(self._question_changed, missing_ok=True)
         if self.subject is not None:
             self.subject.close()
         self.closed.emit()

@@ -1,4 +1,8 @@
-"""The selected question: a header, its prompt with media in order, and each model's answer."""
+"""The question shown: a header, its prompt with media in order, and each model's answer.
+
+Each binds to the state: it redraws when the question, the session or its
+models change. The answers table's check boxes are the state's visible models.
+"""
 from __future__ import annotations
 
 import html
@@ -13,13 +17,12 @@ from PyQt6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
-    QVBoxLayout,
-    QWidget,
 )
 
 from ..core import browse
 from ..core.release import Question
 from ..core.session import Session
+from ..core.state import InspectorState
 from . import style
 
 
@@ -32,13 +35,25 @@ def media_label(question: Question, kind: str, index: int) -> str:
     return {"map": "top-down map", "view": "current view"}.get(role, f"image {index + 1}")
 
 
+def _bind_question(state: InspectorState, show) -> None:
+    """Call `show()` whenever what a question view shows may have changed."""
+    for signal in (state.events.session, state.events.question, state.events.models):
+        signal.connect(show)
+
+
 class SampleHeader(QLabel):
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setWordWrap(True)
         self.setContentsMargins(6, 4, 6, 4)
+        _bind_question(state, self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.show_question(self.state.session, self.state.question)
 
     def show_question(self, session: Session | None, qi: int | None) -> None:
         if session is None or qi is None:
@@ -61,10 +76,13 @@ class PromptView(QTextBrowser):
     """The prompt as the model read it, media shown as clickable chips between the texts."""
     mediaActivated = pyqtSignal(str, int)        # "video" | "image", image index
 
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
+        self.state = state
         self.setOpenLinks(False)
         self.anchorClicked.connect(self._clicked)
+        for signal in (state.events.session, state.events.question):
+            signal.connect(lambda: self.show_question(state.current))
 
     def show_question(self, q: Question | None) -> None:
         if q is None:
@@ -96,11 +114,15 @@ class PromptView(QTextBrowser):
 
 
 class AnswersTable(QTableWidget):
-    """One row per model: parsed answer, error, score, and the raw text it was parsed from."""
+    """One row per model: parsed answer, error, score, and the raw text it was parsed from.
+
+    The check box by a model's name shows or hides it on the map, 3D view, charts and exports.
+    """
     _HEAD = ["model", "answer", "error", "score", "raw answer / parse status"]
 
-    def __init__(self, parent=None):
+    def __init__(self, state: InspectorState, parent=None):
         super().__init__(0, len(self._HEAD), parent)
+        self.state = state
         self.setHorizontalHeaderLabels(self._HEAD)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -110,6 +132,29 @@ class AnswersTable(QTableWidget):
         for c in range(4):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.itemChanged.connect(self._checked)
+        _bind_question(state, self.refresh)
+        state.events.visible_models.connect(self._show_visible)
+
+    def refresh(self) -> None:
+        self.blockSignals(True)
+        self.show_question(self.state.session, self.state.question)
+        self._show_visible(self.state.visible_models)
+        self.blockSignals(False)
+
+    def _show_visible(self, models: frozenset[int]) -> None:
+        self.blockSignals(True)
+        for m in range(self.rowCount()):
+            self.item(m, 0).setCheckState(Qt.CheckState.Checked if m in models else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
+
+    def _checked(self, item: QTableWidgetItem) -> None:
+        if item.column() != 0:
+            return
+        m = item.row()
+        shown = item.checkState() == Qt.CheckState.Checked
+        models = self.state.visible_models
+        self.state.visible_models = models | {m} if shown else models - {m}
 
     def show_question(self, session: Session | None, qi: int | None) -> None:
         results = session.results if session is not None and qi is not None else []
@@ -118,6 +163,8 @@ class AnswersTable(QTableWidget):
             rel = session.release
             name = QTableWidgetItem(f"● {r.model}")
             name.setForeground(QBrush(style.model_color(m)))
+            name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            name.setToolTip("shown on the map, in the 3D view, the charts and exports")
             answer = QTableWidgetItem(browse.answer_text(r, rel, qi))
             error = QTableWidgetItem(browse.error_text(r, rel, qi))
             score = QTableWidgetItem(browse.score_text(r, qi))
@@ -133,21 +180,3 @@ class AnswersTable(QTableWidget):
                 if c in (1, 2, 3):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(m, c, item)
-
-
-class SamplePanel(QWidget):
-    """Prompt above, answers below (the header sits above the views, see the window)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.prompt = PromptView()
-        self.answers = AnswersTable()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.prompt, 3)
-        lay.addWidget(self.answers, 2)
-
-    def show_question(self, session: Session | None, qi: int | None) -> None:
-        q = session.release.questions[qi] if session is not None and qi is not None else None
-        self.prompt.show_question(q)
-        self.answers.show_question(session, qi)

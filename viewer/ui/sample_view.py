@@ -1,9 +1,10 @@
 """The centre of the window: one question with its answer views, video, current view and prompt.
 
-It asks the core for everything it shows and loads media, scene metadata
-and rendered maps through `Jobs`, so switching samples never waits on disk.
-Each load is tagged with the question it was for; late results for a
-question no longer shown are dropped.
+It draws the state's question, models, frame and map source, and asks the
+core for everything it shows. It is also the state's loader of `geometry`:
+media, scene metadata and rendered maps load through `Jobs`, so switching
+samples never waits on disk; a load for a question no longer shown is
+dropped there (scope "question").
 """
 from __future__ import annotations
 
@@ -13,15 +14,17 @@ import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from ..core.map_choice import MapKind, MapSource
 from ..core.overlays import model_answers, published_map_overlay, scene_map_overlay, scene_overlay_3d
-from ..core.scene import QuestionGeometry, SceneLibrary, link_question
+from ..core.scene import QuestionGeometry, link_question
 from ..core.session import Session
+from ..core.state import InspectorState
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .image_pane import ImagePane
 from .images import ImageCache, qimage_to_array
 from .jobs import Jobs
-from .map_panel import RENDER_LABELS, MapPanel
+from .map_panel import MapPanel
 from .sample_panel import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
@@ -39,24 +42,21 @@ def _media_problem(ref, what: str) -> str:
 class SampleView(QWidget):
     statusMessage = pyqtSignal(str)
 
-    def __init__(self, jobs: Jobs, cache: ImageCache | None = None, parent=None):
+    def __init__(self, state: InspectorState, jobs: Jobs, assets, cache: ImageCache | None = None, parent=None):
         super().__init__(parent)
-        from ..render.scene_assets import SceneAssets
+        self.state = state
         self.jobs = jobs
         self.cache = cache or ImageCache()
-        self.assets = SceneAssets()
-        self.session: Session | None = None
-        self.scenes: SceneLibrary | None = None
-        self.qi: int | None = None
-        self.geometry: QuestionGeometry | None = None
-        self.preferred_source: str | None = None
-        self._gen = 0
+        self.assets = assets                      # render.scene_assets.SceneAssets, shared with the exports
+        # Per release, reset when another opens: scenes whose metadata was read, and
+        # decoded maps (shared by every question of a scene: keep a few).
+        self._session: Session | None = None
         self._scenes_read: set[str] = set()
-        # Maps are shared by every question of a scene: keep a few decoded.
         self._map_arrays: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.has_scenes = False
 
-        self.header = SampleHeader()
-        self.map_panel = MapPanel()
+        self.header = SampleHeader(state)
+        self.map_panel = MapPanel(state)
         self.gallery = ChoiceGallery()
         self.dial = DirectionDial()
         self.bars = DistanceBars()
@@ -74,14 +74,14 @@ class SampleView(QWidget):
         self.answer_split.setStretchFactor(0, 3)
         self.answer_split.setStretchFactor(1, 2)
         self.chart_stack.setMinimumWidth(240)
-        self.view3d = View3DPanel(jobs, self.assets)
+        self.view3d = View3DPanel(jobs, assets)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.answer_split, "Answer")
         self.tabs.addTab(self.view3d, "3D")
-        self.player = VideoPlayer(jobs)
+        self.player = VideoPlayer(state, jobs)
         self.view_pane = ImagePane("no current view")
-        self.prompt = PromptView()
-        self.answers = AnswersTable()
+        self.prompt = PromptView(state)
+        self.answers = AnswersTable(state)
 
         self.media_split = QSplitter(Qt.Orientation.Vertical, objectName="media_split")
         self.media_split.addWidget(self.player)
@@ -108,41 +108,43 @@ class SampleView(QWidget):
         lay.addWidget(self.header)
         lay.addWidget(self.main_split, 1)
 
-        self.map_panel.sourceChosen.connect(self._source_chosen)
-        self.player.frameChanged.connect(self._frame_changed)
         self.prompt.mediaActivated.connect(self._media_activated)
         self.tabs.currentChanged.connect(lambda _: self._update_3d())
+        for signal in (state.events.session, state.events.question, state.events.models):
+            signal.connect(self.refresh)
+        state.events.visible_models.connect(self._models_shown)
+        state.events.geometry.connect(self._geometry_ready)
+        state.events.map_source.connect(self._source_chosen)
+        state.events.frame.connect(self._frame_changed)
 
     @property
     def splitters(self) -> list[QSplitter]:
         return [self.main_split, self.top_split, self.media_split, self.text_split, self.answer_split]
 
     # ------------------------------------------------------------- session
-    def set_session(self, session: Session | None) -> None:
-        self.session = session
-        self.scenes = SceneLibrary(session.release.root) if session is not None else None
-        self._scenes_read: set[str] = set()
+    def _new_session(self, session: Session | None) -> None:
+        self._session = session
+        self._scenes_read = set()
         self._map_arrays.clear()
-        self.has_scenes = bool(self.scenes and self.scenes.available())
-        self.show_question(None)
+        scenes = self.state.scenes
+        self.has_scenes = bool(scenes and scenes.available())
 
     @property
     def names(self) -> list[str]:
-        return [r.model for r in self.session.results] if self.session else []
+        return list(self.state.models)
 
     # ------------------------------------------------------------ question
-    def show_question(self, qi: int | None) -> None:
-        self._gen += 1
-        self.qi, self.geometry = qi, None
-        s = self.session
-        self.header.show_question(s, qi)
-        q = s.release.questions[qi] if s is not None and qi is not None else None
-        self.prompt.show_question(q)
-        self.answers.show_question(s, qi)
+    def refresh(self) -> None:
+        """Show the state's question: its media, answers, charts, map and scene."""
+        state = self.state
+        if state.session is not self._session:
+            self._new_session(state.session)
+        qi, q = state.question, state.current
+        state.geometry = None
         if q is None:
             self.player.set_video(None, "no question selected")
             self.view_pane.set_message("")
-            self.map_panel.set_sources([], None)
+            self.map_panel.set_sources((), None)
             self.map_panel.show_message("No question selected.")
             self.answer_stack.setCurrentWidget(self.map_panel)
             self.chart_stack.hide()
@@ -150,7 +152,8 @@ class SampleView(QWidget):
             return
         # A scene already read links in microseconds: do it now, so the views
         # are drawn once rather than once before and once after the scene.
-        g = self._link(q) if self.has_scenes and q.scene in self._scenes_read else None
+        scenes = state.scenes
+        g = link_question(q, scenes.get(q.scene)) if self.has_scenes and q.scene in self._scenes_read else None
         self._show_charts(q, qi)
         if q.kind is not None and q.kind.picks_an_option:
             self._show_gallery(q, qi)
@@ -166,29 +169,36 @@ class SampleView(QWidget):
         self.tabs.setTabEnabled(1, False)
         self.view3d.set_scene(None, None, "loading the scene…" if self.has_scenes else
                               "This release has no scene metadata (scenes/<scene>/scene.json).")
-        gen = self._gen
         if g is not None:
-            self._geometry_ready(gen, g)
+            state.geometry = g
         elif self.has_scenes:
-            self.jobs.submit(self._link, q, lane="geometry", label="reading scene",
-                             done=lambda g: self._geometry_ready(gen, g),
-                             failed=lambda msg: self._geometry_failed(gen, msg))
+            self.jobs.submit(lambda: link_question(q, scenes.get(q.scene)), lane="geometry", scope="question",
+                             label="reading scene", done=self._scene_read, failed=self._geometry_failed)
 
-    def _link(self, q) -> QuestionGeometry:
-        g = link_question(q, self.scenes.get(q.scene))
-        self._scenes_read.add(q.scene)
-        return g
-
-    def _geometry_failed(self, gen: int, message: str) -> None:
-        if gen == self._gen:
-            self.statusMessage.emit(f"scene metadata: {message}")
-            self.view3d.set_scene(None, None, f"The scene cannot be read: {message}")
-
-    def _geometry_ready(self, gen: int, g: QuestionGeometry) -> None:
-        if gen != self._gen:
+    def _models_shown(self) -> None:
+        """Models were shown or hidden: only the answer views change (the video keeps its frame)."""
+        q, qi = self.state.current, self.state.question
+        if q is None:
             return
-        self.geometry = g
-        q = self.session.release.questions[self.qi]
+        self._show_charts(q, qi)
+        if q.kind is not None and q.kind.picks_an_option:
+            self._show_gallery(q, qi)
+        elif not (self.has_scenes and self.state.geometry is None):
+            self._refresh_map_sources()
+        self._update_3d()
+
+    def _scene_read(self, g: QuestionGeometry) -> None:
+        self._scenes_read.add(self.state.current.scene)
+        self.state.geometry = g
+
+    def _geometry_failed(self, message: str) -> None:
+        self.statusMessage.emit(f"scene metadata: {message}")
+        self.view3d.set_scene(None, None, f"The scene cannot be read: {message}")
+
+    def _geometry_ready(self, g: QuestionGeometry | None) -> None:
+        if g is None:
+            return
+        q = self.state.current
         if g.problems:
             self.statusMessage.emit(f"{q.uid}: " + "; ".join(g.problems))
         if g.scene is None:
@@ -224,16 +234,16 @@ class SampleView(QWidget):
             self.chart_stack.hide()
             return
         truth = q.truth.value if q.truth.ok else None
-        chart.set_answer(truth, model_answers(qi, self.session.results), self.names, q.column.frame)
+        chart.set_answer(truth, model_answers(qi, self.state.shown_results()), self.names, q.column.frame)
         self.chart_stack.setCurrentWidget(chart)
         self.chart_stack.show()
 
     def _show_gallery(self, q, qi: int) -> None:
         self.answer_stack.setCurrentWidget(self.gallery)
         self.answer_stack.setVisible(True)
-        self.map_panel.set_sources([], None)
+        self.map_panel.set_sources((), None)
         truth = int(q.truth.value) if q.truth.ok else None
-        picks = [(m, int(v)) for m, v in model_answers(qi, self.session.results)]
+        picks = [(m, int(v)) for m, v in model_answers(qi, self.state.shown_results())]
         self.gallery.set_options(len(q.images), truth, picks, self.names)
         for k, im in enumerate(q.images):
             if im.exists:
@@ -244,88 +254,60 @@ class SampleView(QWidget):
                 self.gallery.set_image(k, None, _media_problem(im, "image"))
 
     # ---------------------------------------------------------------- maps
-    def map_sources(self) -> list[tuple[str, str]]:
-        q = self.session.release.questions[self.qi]
-        out = []
-        own = q.role_image("map")
-        if own is not None:
-            out.append(("release", "release map image" + ("" if own.exists else " (missing)")))
-        g = self.geometry
-        if g is not None and g.scene is not None:
-            kinds = set()
-            for name, tmap in g.scene.topdown.items():
-                if tmap.image:
-                    out.append((f"scene:{name}", f"scene map: {name}"))
-                    kinds.add(tmap.kind)
-            # Render only the abstraction levels the scene does not ship as images.
-            if g.scene.mesh or any(i.bbox is not None for i in g.scene.instances.values()):
-                out += [(f"render:{lvl}", label) for lvl, label in RENDER_LABELS.items() if lvl not in kinds]
-        return out
-
     def _refresh_map_sources(self) -> None:
-        q = self.session.release.questions[self.qi]
-        sources = self.map_sources()
-        keys = [k for k, _ in sources]
-        current = self.preferred_source if self.preferred_source in keys else None
-        if current is None:
-            g = self.geometry
-            own = f"scene:{g.topdown.name}" if g is not None and g.topdown is not None else None
-            for k in ("release", own, "render:photo"):
-                if k in keys and (k != "release" or q.role_image("map").exists):
-                    current = k
-                    break
-            else:
-                current = keys[0] if keys else None
-        self.map_panel.set_sources(sources, current)
-        g = self.geometry
+        """The map source box and the map, by `choose_map` (viewer.core.map_choice)."""
+        q = self.state.current
+        choice = self.state.map_choice
+        current = choice.current
+        self.map_panel.set_sources(choice.options, current)
+        g = self.state.geometry
         scene_pending = g is None and self.has_scenes
         needs_map = (q.kind is not None and q.kind.needs_map(q.column) or scene_pending
                      or (g is not None and g.scene is not None))
         # Without any map, an angle or distance is shown by its chart alone.
-        self.answer_stack.setVisible(bool(sources) or needs_map or not self.chart_stack.isVisible())
+        self.answer_stack.setVisible(bool(choice.options) or needs_map or not self.chart_stack.isVisible())
         if current is None:
             reason = ("no scene metadata" if not self.has_scenes else
-                      "; ".join(self.geometry.problems) if self.geometry is not None and self.geometry.problems
-                      else "loading the scene…" if self.geometry is None else "no map in the scene")
+                      "; ".join(g.problems) if g is not None and g.problems
+                      else "loading the scene…" if g is None else "no map in the scene")
             self.map_panel.show_message(f"No top-down map for this question ({reason}).")
             return
         self._show_source(current)
 
-    def _source_chosen(self, key: str) -> None:
-        self.preferred_source = key
-        self._show_source(key)
+    def _source_chosen(self, _source: MapSource | None) -> None:
+        q = self.state.current
+        if q is not None and not (q.kind is not None and q.kind.picks_an_option):
+            self._refresh_map_sources()
 
-    def _show_source(self, key: str) -> None:
-        q = self.session.release.questions[self.qi]
-        g = self.geometry
-        gen = self._gen
-        if key == "release":
+    def _show_source(self, source: MapSource) -> None:
+        q = self.state.current
+        g = self.state.geometry
+        if source.kind is MapKind.RELEASE:
             im = q.role_image("map")
             if not im.exists:
                 self.map_panel.show_message(_media_problem(im, "map image"))
                 return
-            self._load_array(im.path, lambda arr: self._draw_map(gen, arr, None, own=True))
-        elif key.startswith("scene:"):
-            name = key[6:]
-            tmap = g.scene.topdown[name]
-            own = g.topdown is not None and g.topdown.name == name
+            self._load_array(im.path, lambda arr: self._draw_map(arr, None, own=True))
+        elif source.kind is MapKind.SCENE:
+            tmap = g.scene.topdown[source.name]
+            own = g.topdown is not None and g.topdown.name == source.name
             W = None if own else tmap.world_to_pixel
             size = (tmap.width, tmap.height)
-            self._load_array(tmap.image, lambda arr: self._draw_map(gen, arr, W, own=own, declared=size))
-        elif key.startswith("render:"):
-            level = key[7:]
+            self._load_array(tmap.image, lambda arr: self._draw_map(arr, W, own=own, declared=size))
+        else:
+            level = source.name
             own = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else None
             W = own.world_to_pixel if own is not None else None
             size = (own.width, own.height) if own is not None and own.width else None
             def draw(rm) -> None:
-                self._draw_map(gen, rm.image, None if own else rm.world_to_pixel, own=own is not None)
+                self._draw_map(rm.image, None if own else rm.world_to_pixel, own=own is not None)
             cached = self.assets.cached_topdown(g.scene, level, W, size)
             if cached is not None:
                 draw(cached)
                 return
             self.map_panel.set_note(f"rendering the {level} map…")
-            self.jobs.submit(self.assets.topdown, g.scene, level, W, size, lane="map",
-                             label="rendering map", done=draw, failed=lambda msg: self._map_failed(gen, msg))
+            self.jobs.submit(self.assets.topdown, g.scene, level, W, size, lane="map", scope="question",
+                             label="rendering map", done=draw, failed=self._map_failed)
 
     def _load_array(self, path: str, done) -> None:
         hit = self._map_arrays.get(path)
@@ -333,37 +315,33 @@ class SampleView(QWidget):
             self._map_arrays.move_to_end(path)
             done(hit)
             return
-        gen = self._gen
 
         def loaded(arr) -> None:
             self._map_arrays[path] = arr
             while len(self._map_arrays) > 12:
                 self._map_arrays.popitem(last=False)
             done(arr)
-        self.jobs.submit(lambda p: qimage_to_array(self.cache.load(p)), path, lane="map", label="loading map",
-                         done=loaded, failed=lambda msg: self._map_failed(gen, msg))
+        self.jobs.submit(lambda p: qimage_to_array(self.cache.load(p)), path, lane="map", scope="question",
+                         label="loading map", done=loaded, failed=self._map_failed)
 
-    def _map_failed(self, gen: int, message: str) -> None:
-        if gen == self._gen:
-            self.map_panel.show_message(f"The map cannot be shown: {message}")
+    def _map_failed(self, message: str) -> None:
+        self.map_panel.show_message(f"The map cannot be shown: {message}")
 
-    def _draw_map(self, gen: int, image, W, own: bool, declared=None) -> None:
-        if gen != self._gen:
-            return
-        q = self.session.release.questions[self.qi]
+    def _draw_map(self, image, W, own: bool, declared=None) -> None:
+        q, qi = self.state.current, self.state.question
         h, w = image.shape[:2]
-        g = self.geometry
-        results = self.session.results
+        g = self.state.geometry
+        results = self.state.shown_results()
         if g is not None and g.scene is not None:
             if W is not None and declared and declared[0] and (w, h) != tuple(declared):
                 W = np.diag([w / declared[0], h / declared[1]]) @ W
-            overlay = scene_map_overlay(q, self.qi, results, g, w, h, None if own else W)
+            overlay = scene_map_overlay(q, qi, results, g, w, h, None if own else W)
         elif own:
-            overlay = published_map_overlay(q, self.qi, results, w, h)
+            overlay = published_map_overlay(q, qi, results, w, h)
         else:
             overlay = None
         self.map_panel.show_map(image, overlay, self.names)
-        self.map_panel.view.set_frame(max(self.player.current, 0))
+        self.map_panel.view.set_frame(self.state.frame)
 
     # --------------------------------------------------------- view image
     def _show_view_image(self, q) -> None:
@@ -387,27 +365,25 @@ class SampleView(QWidget):
         if hit is not None:
             done(hit)
             return
-        gen = self._gen
         pane_message = self.view_pane.set_message if lane == "view" else (lambda m: None)
 
         def failed(msg: str) -> None:
-            if gen == self._gen:
-                if lane.startswith("option"):
-                    self.gallery.set_image(int(lane[6:]), None, f"Cannot show this image:\n{msg}")
-                else:
-                    pane_message(f"Cannot show this image:\n{msg}")
-        self.jobs.submit(self.cache.load, path, max_side, lane=lane, label="loading image",
-                         done=lambda img: done(img) if gen == self._gen else None, failed=failed)
+            if lane.startswith("option"):
+                self.gallery.set_image(int(lane[6:]), None, f"Cannot show this image:\n{msg}")
+            else:
+                pane_message(f"Cannot show this image:\n{msg}")
+        self.jobs.submit(self.cache.load, path, max_side, lane=lane, scope="question", label="loading image",
+                         done=done, failed=failed)
 
     # ------------------------------------------------------------ 3D, sync
     def _update_3d(self) -> None:
-        g = self.geometry
+        g = self.state.geometry
         if g is None or g.scene is None or self.tabs.currentWidget() is not self.view3d:
             return
-        q = self.session.release.questions[self.qi]
-        overlay = scene_overlay_3d(q, self.qi, self.session.results, g)
+        q, qi = self.state.current, self.state.question
+        overlay = scene_overlay_3d(q, qi, self.state.shown_results(), g)
         self.view3d.set_scene(g.scene, overlay, "", target=q.target, names=self.names)
-        self.view3d.set_frame(max(self.player.current, 0))
+        self.view3d.set_frame(self.state.frame)
 
     def _frame_changed(self, k: int) -> None:
         self.map_panel.view.set_frame(k)
@@ -417,8 +393,8 @@ class SampleView(QWidget):
         if kind == "video":
             self.player.setFocus()
             self.player.play()
-        elif self.session is not None and self.qi is not None:
-            q = self.session.release.questions[self.qi]
+        elif self.state.current is not None:
+            q = self.state.current
             role = q.image_role(k)
             if role == "option" or role == "map":
                 self.tabs.setCurrentIndex(0)

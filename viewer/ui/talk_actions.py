@@ -1,14 +1,16 @@
 """The window's talk actions: Export figure…, Export clip…, Build task gallery…, Presentation mode (F5).
 
-They work on the question shown in the window, with every loaded model
-(the colours are the window's). Exports paint on the GUI thread behind a
-cancellable progress dialog; the work itself is in `viewer.figures`.
+They work on the state's question with its visible models (the colours are
+the window's). Exports paint on the GUI thread behind a cancellable
+progress dialog; the work itself is in `viewer.figures`. The window puts
+the actions in its menus.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QObject, Qt, pyqtSignal
+from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -22,6 +24,7 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core.diagnostics import UserError
+from ..core.state import InspectorState
 
 FIGURE_FILTER = "PNG image (*.png);;SVG vector (*.svg);;PDF vector (*.pdf)"
 CLIP_FILTER = "MP4 video (*.mp4);;GIF animation (*.gif)"
@@ -51,48 +54,49 @@ class FigureOptions(QDialog):
         form.addRow(buttons)
 
 
-class TalkActions:
-    def __init__(self, window):
-        self.window = window
-        self.presentation = None
-        file_menu, view_menu = self._menu("&File"), self._menu("&View")
-        quit_ = next((a for a in file_menu.actions() if a.text() == "&Quit"), None)
-        for text, slot, key in (("Export figure…", self.choose_figure, "Ctrl+E"),
-                                ("Export clip…", self.choose_clip, "Ctrl+Shift+E"),
-                                ("Build task gallery…", self.choose_gallery, None)):
-            a = window._action(file_menu, text, slot, key)
-            if quit_ is not None:          # keep Quit last
-                file_menu.insertAction(quit_, a)
-        if quit_ is not None:
-            file_menu.insertSeparator(quit_)
-        view_menu.addSeparator()
-        self.present_action = window._action(view_menu, "Presentation mode", self.present, "F5")
+class TalkActions(QObject):
+    message = pyqtSignal(str)             # for the status bar
 
-    def _menu(self, title: str):
-        bar = self.window.menuBar()
-        for a in bar.actions():
-            if a.text() == title and a.menu() is not None:
-                return a.menu()
-        return bar.addMenu(title)
+    def __init__(self, state: InspectorState, assets, window):
+        """`assets`: the window's render.scene_assets.SceneAssets; `window`: the parent of dialogs."""
+        super().__init__(window)
+        self.state, self.assets, self.window = state, assets, window
+        self.presentation = None
+        self.figure_action = self._action("Export figure…", self.choose_figure, "Ctrl+E")
+        self.clip_action = self._action("Export clip…", self.choose_clip, "Ctrl+Shift+E")
+        self.gallery_action = self._action("Build task gallery…", self.choose_gallery)
+        self.present_action = self._action("Presentation mode", self.present, "F5")
+
+    def _action(self, text: str, slot, shortcut: str | None = None) -> QAction:
+        a = QAction(text, self.window)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        a.triggered.connect(lambda _=False: slot())
+        return a
+
+    @property
+    def file_actions(self) -> list[QAction]:
+        return [self.figure_action, self.clip_action, self.gallery_action]
 
     # ------------------------------------------------------------ helpers
     def _subject(self, frames: bool = True):
-        w = self.window
-        qi = w.sample_view.qi
-        if w.session is None or qi is None:
-            w.show_status("select a question first")
+        if self.state.current is None:
+            self.message.emit("select a question first")
             return None
+        return self._subject_of(self.state.question, frames)
+
+    def _subject_of(self, qi: int, frames: bool = True):
         from ..figures.layouts import prepare
-        return prepare(w.session, qi, None, w.sample_view.scenes, w.sample_view.assets, frames=frames)
+        s = self.state
+        return prepare(s.session, qi, sorted(s.visible_models), s.scenes, self.assets, frames=frames)
 
     def _default_name(self, suffix: str) -> str:
-        w = self.window
-        uid = w.session.release.uids[w.sample_view.qi] if w.session and w.sample_view.qi is not None else "figure"
-        folder = Path(w.release_path or ".").parent
+        uid = self.state.uid or "figure"
+        folder = Path(self.state.release_path or ".").parent
         return str(folder / f"{uid[:80]}{suffix}")
 
     def _fail(self, message: str) -> None:
-        self.window.show_status(message)
+        self.message.emit(message)
         QMessageBox.warning(self.window, "gst-viewer", message)
 
     def _progress(self, title: str, total: int) -> QProgressDialog:
@@ -124,7 +128,7 @@ class TalkActions:
         finally:
             QApplication.restoreOverrideCursor()
             subject.close()
-        self.window.show_status(f"figure written: {written}")
+        self.message.emit(f"figure written: {written}")
         return True
 
     # --------------------------------------------------------------- clip
@@ -148,7 +152,7 @@ class TalkActions:
             result = export_clip(subject, Path(path), seconds, fps, size, progress=progress,
                                  cancelled=dlg.wasCanceled)
         except ExportCancelled:
-            self.window.show_status("clip export cancelled; nothing written")
+            self.message.emit("clip export cancelled; nothing written")
             return False
         except UserError as e:
             self._fail(str(e))
@@ -157,22 +161,22 @@ class TalkActions:
             dlg.close()
             subject.close()
         note = f" ({result.note})" if result.note else ""
-        self.window.show_status(f"clip written: {result.path}, {result.frames} frames, {result.codec}{note}")
+        self.message.emit(f"clip written: {result.path}, {result.frames} frames, {result.codec}{note}")
         return True
 
     # ------------------------------------------------------------ gallery
     def choose_gallery(self) -> None:
         folder = QFileDialog.getExistingDirectory(self.window, "Folder for the task gallery",
-                                                  str(Path(self.window.release_path or ".").parent))
+                                                  str(Path(self.state.release_path or ".").parent))
         if folder:
             self.build_gallery(folder)
 
     def build_gallery(self, folder: str) -> bool:
         from ..figures.clip_export import ExportCancelled
         from ..figures.gallery import build_gallery
-        w = self.window
-        if w.session is None:
-            w.show_status("open a release first")
+        session = self.state.session
+        if session is None:
+            self.message.emit("open a release first")
             return False
         dlg = self._progress("Building the task gallery…", 13)
 
@@ -181,28 +185,27 @@ class TalkActions:
             dlg.setValue(done)
             QApplication.processEvents()
         try:
-            result = build_gallery(w.session, Path(folder), progress=progress, cancelled=dlg.wasCanceled)
+            result = build_gallery(session, Path(folder), progress=progress, cancelled=dlg.wasCanceled)
         except ExportCancelled:
-            w.show_status("gallery cancelled")
+            self.message.emit("gallery cancelled")
             return False
         except UserError as e:
             self._fail(str(e))
             return False
         finally:
             dlg.close()
-        w.show_status(f"task gallery: {len(result.slides)} slides and {result.grid}")
+        self.message.emit(f"task gallery: {len(result.slides)} slides and {result.grid}")
         return True
 
     # ------------------------------------------------------- presentation
     def present(self, full_screen: bool = True):
         from .presentation import PresentationWindow
-        subject = self._subject()
-        if subject is None:
+        if self.state.current is None:
+            self.message.emit("select a question first")
             return None
         if self.presentation is not None:
             self.presentation.close()
-        self.presentation = PresentationWindow(subject)
-        self.presentation.questionStep.connect(self._present_step)
+        self.presentation = PresentationWindow(self.state, self._subject_of)
         self.presentation.closed.connect(self._presentation_closed)
         if full_screen:
             self.presentation.showFullScreen()
@@ -210,12 +213,6 @@ class TalkActions:
             self.presentation.show()
         self.presentation.setFocus()
         return self.presentation
-
-    def _present_step(self, delta: int) -> None:
-        self.window.browser.step(delta)
-        subject = self._subject()
-        if subject is not None and self.presentation is not None:
-            self.presentation.set_subject(subject)
 
     def _presentation_closed(self) -> None:
         self.presentation = None

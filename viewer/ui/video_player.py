@@ -1,13 +1,18 @@
-"""The exploration video: play/pause, frame step, scrubber, speed; frames decoded lazily off the GUI thread."""
+"""The exploration video: play/pause, frame step, scrubber, speed; frames decoded lazily off the GUI thread.
+
+The frame on screen is the state's `frame` (the map and 3D view follow it);
+setting `frame` seeks the video.
+"""
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtGui import QImage
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QVBoxLayout, QWidget
 
+from ..core.state import InspectorState
 from .image_pane import ImagePane
 from .images import array_to_qimage
 from .jobs import Jobs
@@ -54,10 +59,9 @@ class FrameSource:
 
 
 class VideoPlayer(QWidget):
-    frameChanged = pyqtSignal(int)
-
-    def __init__(self, jobs: Jobs, parent=None):
+    def __init__(self, state: InspectorState, jobs: Jobs, parent=None):
         super().__init__(parent)
+        self.state = state
         self.jobs = jobs
         self.source = FrameSource()
         self.path: str | None = None
@@ -102,6 +106,11 @@ class VideoPlayer(QWidget):
         self.slider.valueChanged.connect(self.seek)
         self.speed.currentIndexChanged.connect(lambda _: self._retime())
         self._set_enabled(False)
+        state.events.frame.connect(self._frame_wanted)
+
+    def _frame_wanted(self, index: int) -> None:
+        if self.n_frames and index != self.current:
+            self.seek(index)
 
     # -------------------------------------------------------------- source
     def set_video(self, path: str | None, message: str = "", fps: float | None = None,
@@ -113,6 +122,7 @@ class VideoPlayer(QWidget):
             self.seek(0)
             return
         self.path, self.n_frames, self.current, self._wanted = path, 0, -1, None
+        self.state.frame = 0
         self.fps = fps or 10.0
         self.slider.blockSignals(True)
         self.slider.setRange(0, 0)
@@ -219,7 +229,7 @@ class VideoPlayer(QWidget):
         self.pane.set_box(self._boxes.get(index))
         seconds = index / self.fps if self.fps else 0
         self.label.setText(f"{index + 1} / {n_frames}  ·  {seconds:.1f} s")
-        self.frameChanged.emit(index)
+        self.state.frame = index
 
     def _failed(self, path: str, message: str) -> None:
         self._in_flight = False

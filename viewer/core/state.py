@@ -1,0 +1,193 @@
+"""The inspector window's one state: what is shown, as plain values with change events (psygnal; no Qt).
+
+Widgets bind to it the way napari's layers bind to its viewer model: each
+one reads the fields it shows, listens to `state.events.<field>`, and writes
+the fields its user changes. No widget calls another; a test sets a field
+and asserts on fields. Setting a field to an equal value emits nothing.
+
+  session, release_path   the opened release and its models' results (set by `open`)
+  question                index of the question shown (None: none)
+  geometry                the question's linked scene objects, once read (None: none or not yet)
+  models                  the loaded models' names; changes when predictions are added
+  visible_models          the models the map, 3D view, charts and exports draw
+  filter, order           the browser's filters, and the questions they leave in display order
+  verdicts                the reviewers' verdicts by uid, for the verdict filter
+  frame                   the video frame shown, which the map and 3D view follow
+  map_source              the map the user chose (None: `choose_map`'s default)
+  stage                   presentation mode's stage (`storyboard.TALK_STAGES`)
+
+`session_serial` and `question_serial` count changes of release and of
+question; background jobs carry them to drop results that came too late.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from psygnal import evented
+
+from .browse import BrowseFilter, step_failure
+from .evaluate import ModelResult
+from .map_choice import MapChoice, MapSource, choose_map
+from .release import Question
+from .scene import QuestionGeometry, SceneLibrary
+from .session import Session
+from .storyboard import QUESTION, TALK_STAGES
+
+
+def _no_rows() -> np.ndarray:
+    return np.zeros(0, np.int64)
+
+
+# Sessions, geometries and row arrays are compared by identity: their fields hold arrays.
+@evented(equality_operators={"session": operator.is_, "geometry": operator.is_, "order": operator.is_})
+@dataclass(eq=False)
+class InspectorState:
+    session: Session | None = None
+    release_path: str | None = None
+    question: int | None = None
+    geometry: QuestionGeometry | None = None
+    models: tuple[str, ...] = ()
+    visible_models: frozenset[int] = frozenset()
+    filter: BrowseFilter = field(default_factory=BrowseFilter)
+    order: np.ndarray = field(default_factory=_no_rows)
+    verdicts: dict[str, str] = field(default_factory=dict)
+    frame: int = 0
+    map_source: MapSource | None = None
+    stage: str = QUESTION
+
+    def __post_init__(self) -> None:
+        self.session_serial = 0
+        self.question_serial = 0
+        self._scenes: tuple[Session | None, SceneLibrary | None] = (None, None)
+        # Connected before any widget, so every listener sees the new serials.
+        self.events.session.connect(self._next_session)
+        self.events.question.connect(self._next_question)
+
+    def _next_session(self) -> None:
+        self.session_serial += 1
+        self.question_serial += 1
+
+    def _next_question(self) -> None:
+        self.question_serial += 1
+
+    # ------------------------------------------------------------ release
+    def open(self, session: Session | None, release_path: str | None = None) -> None:
+        """Show a newly opened release; the browser then picks its first listed question.
+
+        Fields that follow from the session change silently before it: a
+        listener of `session` reads them all, and none sees a mix of releases.
+        """
+        self.question = None
+        self.geometry = None
+        self.frame = 0
+        n = len(session.results) if session is not None else 0
+        with self.events.models.blocked(), self.events.visible_models.blocked(), self.events.filter.blocked(), \
+                self.events.order.blocked():
+            self.models = tuple(session.models) if session is not None else ()
+            self.visible_models = frozenset(range(n))
+            self.filter = replace(self.filter, columns=None, scenes=None, model=0 if n else None)
+            self.order = _no_rows()
+        self.release_path = release_path
+        self.session = session
+
+    def add_results(self, results: list[ModelResult]) -> None:
+        """Predictions scored off the GUI thread join the session; they are shown at once."""
+        first = len(self.session.results)
+        for r in results:
+            self.session.add_result(r)
+        with self.events.visible_models.blocked():           # `models` listeners redraw with it
+            self.visible_models = self.visible_models | set(range(first, len(self.session.results)))
+        self.models = tuple(self.session.models)
+
+    @property
+    def scenes(self) -> SceneLibrary | None:
+        """The release's scene metadata, read on first use and kept while the release is open."""
+        if self._scenes[0] is not self.session:
+            lib = SceneLibrary(self.session.release.root) if self.session is not None else None
+            self._scenes = (self.session, lib)
+        return self._scenes[1]
+
+    # ----------------------------------------------------------- question
+    @property
+    def current(self) -> Question | None:
+        """The question shown."""
+        if self.session is None or self.question is None:
+            return None
+        return self.session.release.questions[self.question]
+
+    @property
+    def uid(self) -> str | None:
+        q = self.current
+        return q.uid if q is not None else None
+
+    def select_uid(self, uid: str) -> bool:
+        """Show the question `uid`; False when the release has none (the browser makes it visible)."""
+        qi = self.session.release.index.get(uid) if self.session is not None else None
+        if qi is None:
+            return False
+        self.question = qi
+        return True
+
+    def position(self) -> int:
+        """Where the question shown is in the browser's order; -1 when it is not listed."""
+        if self.question is None:
+            return -1
+        hit = np.flatnonzero(self.order == self.question)
+        return int(hit[0]) if len(hit) else -1
+
+    def step(self, delta: int) -> None:
+        """The next (+1) or previous (-1) question in the browser's order."""
+        n = len(self.order)
+        if n:
+            self.question = int(self.order[min(max(self.position() + delta, 0), n - 1)])
+
+    def step_failure(self, direction: int) -> str | None:
+        """The selected model's next or previous failure in the browser's order; why not, when there is none."""
+        m = self.filter.model
+        if self.session is None or m is None:
+            return "choose a model in the browser to step through its failures"
+        result = self.session.results[m]
+        pos = step_failure(self.order, result.score, self.position(), direction)
+        if pos is None:
+            return f"no failure of {result.model} {'after' if direction > 0 else 'before'} this row"
+        self.question = int(self.order[pos])
+        return None
+
+    # --------------------------------------------------------- what shows
+    @property
+    def map_choice(self) -> MapChoice | None:
+        """The maps the question shown can be drawn on, best first (None: no question)."""
+        q = self.current
+        return choose_map(q, self.geometry, self.map_source) if q is not None else None
+
+    @property
+    def shown_map(self) -> MapSource | None:
+        choice = self.map_choice
+        return choice.current if choice is not None else None
+
+    def shown_results(self) -> list:
+        """The session's results as the views draw them: hidden models answer nothing."""
+        return shown_results(self.session.results, self.visible_models) if self.session is not None else []
+
+    def step_stage(self, delta: int) -> None:
+        k = TALK_STAGES.index(self.stage) + delta
+        self.stage = TALK_STAGES[min(max(k, 0), len(TALK_STAGES) - 1)]
+
+
+class HiddenResult:
+    """A model left out of a view: its answers read as missing, so overlays and charts skip it."""
+
+    def __init__(self, r: ModelResult):
+        self.model = r.model
+        self.status = np.full(len(r.status), "missing", dtype=object)
+        self.answer = r.answer
+
+
+def shown_results(results: list[ModelResult], models) -> list:
+    """`results` with the models not in `models` hidden (None: all shown); indices, hence colours, kept."""
+    if models is None:
+        return results
+    keep = set(models)
+    return [r if m in keep else HiddenResult(r) for m, r in enumerate(results)]
