@@ -4,12 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as pr
-from ..answers import parse_number, parse_numbers_many
 from ..scoring import ANGLE_TOLERANCES, random_angle_score, score_angle
-from .base import WIDTH, AnswerKind, register
+from .base import NumberKind, register
 
 
-class AngleKind(AnswerKind):
+class AngleKind(NumberKind):
     name = "angle"
     unit = "°"
     truth_symbol = "truth-ray"
@@ -17,15 +16,6 @@ class AngleKind(AnswerKind):
     heading_convention = "0° = up on the map, counter-clockwise positive, in [−180°, 180°]"
     chart = "dial"
     bands = tuple(float(t) for t in ANGLE_TOLERANCES)
-
-    def parse(self, raw, n_options: int = 4):
-        return parse_number(raw)
-
-    def parse_many(self, raws, n_options, cache):
-        values, statuses = parse_numbers_many(raws, cache)
-        out = np.full((len(raws), WIDTH), np.nan)
-        out[:, 0] = values
-        return out, statuses
 
     def in_domain(self, value) -> bool:
         return -180.0 <= value <= 180.0

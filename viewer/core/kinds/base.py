@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..answers import OK, OUT_OF_RANGE, Parsed
+from ..answers import OK, OUT_OF_RANGE, Parsed, parse_number, parse_numbers_many
 
 if TYPE_CHECKING:
     from ..overlays import MapContext, SceneContext
@@ -109,6 +109,19 @@ class AnswerKind:
     def needs_map(self, column) -> bool:
         """Whether the answer itself is a place on the map (shown even before a scene is read)."""
         return False
+
+
+class NumberKind(AnswerKind):
+    """A kind whose answer is one number, read as the first number in the text (angles, distances)."""
+
+    def parse(self, raw: Any, n_options: int = 4) -> Parsed:
+        return parse_number(raw)
+
+    def parse_many(self, raws: list, n_options: list[int], cache: dict | None) -> tuple[np.ndarray, list[str]]:
+        values, statuses = parse_numbers_many(raws, cache)
+        out = np.full((len(raws), WIDTH), np.nan)
+        out[:, 0] = values
+        return out, statuses
 
 
 _KINDS: dict[str, AnswerKind] = {}

@@ -6,27 +6,17 @@ import math
 import numpy as np
 
 from .. import primitives as pr
-from ..answers import parse_number, parse_numbers_many
 from ..scoring import MRA_THETAS, random_distance_score, score_distance
-from .base import WIDTH, AnswerKind, register
+from .base import NumberKind, register
 
 
-class DistanceKind(AnswerKind):
+class DistanceKind(NumberKind):
     name = "distance"
     unit = " m"
     truth_symbol = "truth-line"
     convention = "metres from you to the object"
     chart = "bars"
     bands = tuple(float(t) for t in MRA_THETAS)
-
-    def parse(self, raw, n_options: int = 4):
-        return parse_number(raw)
-
-    def parse_many(self, raws, n_options, cache):
-        values, statuses = parse_numbers_many(raws, cache)
-        out = np.full((len(raws), WIDTH), np.nan)
-        out[:, 0] = values
-        return out, statuses
 
     def in_domain(self, value) -> bool:
         return value >= 0
