@@ -69,5 +69,11 @@ def test_menu_actions_and_exports(qtbot, make_inspector, tmp_path, demo):
     subject = window.talk._subject(frames=False)
     assert subject.models == [0] and [a.index for a in subject.story.answers] == [0]
     subject.close()
+    # ... on the map the window shows, also when the user chose another one.
+    other = next(s for s in state.map_choice.sources if s != state.map_choice.current)
+    state.map_source = other
+    subject = window.talk._subject(frames=False)
+    assert subject.media.map_source == other
+    subject.close()
     assert window.talk.export_clip(str(tmp_path / "c.mp4"), seconds=1, fps=5, size=(160, 90))
     assert (tmp_path / "c.mp4").stat().st_size > 1000

@@ -14,6 +14,7 @@ from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QImage, QPainter
 
 from ..core.diagnostics import UserError
+from ..core.map_choice import MapSource
 from ..core.overlays import scene_overlay_3d
 from ..core.scene import SceneLibrary
 from ..core.session import Session
@@ -80,11 +81,12 @@ class Subject:
 
 
 def prepare(session: Session, qi: int, models: list[int] | None = None, scenes: SceneLibrary | None = None,
-            assets: SceneAssets | None = None, frames: bool = True) -> Subject:
+            assets: SceneAssets | None = None, frames: bool = True, map_source: MapSource | None = None) -> Subject:
+    """What a figure of question `qi` shows; `map_source` is the map the user chose (None: choose_map's)."""
     models = list(range(len(session.results))) if models is None else models
     scenes = scenes if scenes is not None else SceneLibrary(session.release.root)
     assets = assets or SceneAssets()
-    media = gather_media(session, qi, scenes, assets, models, frames=frames)
+    media = gather_media(session, qi, scenes, assets, models, frames=frames, map_source=map_source)
     subject = Subject(session, qi, models, build_story(session, qi, models), media, assets)
     subject.map_q = rgb_to_qimage(media.map_image) if media.map_image is not None else None
     subject.view_q = rgb_to_qimage(media.view_image) if media.view_image is not None else None

@@ -27,6 +27,7 @@ from .video import import_cv2
 class QuestionMedia:
     geometry: QuestionGeometry | None
     map_image: np.ndarray | None = None          # (h, w, 3) RGB
+    map_source: MapSource | None = None          # which map it is
     overlay: Overlay | None = None
     map_note: str = ""
     view_image: np.ndarray | None = None
@@ -107,7 +108,7 @@ def _map(media: QuestionMedia, qi: int, q, g: QuestionGeometry | None, assets: S
             media.map_note = media.map_note or str(e)
             continue
         h, w = image.shape[:2]
-        media.map_image = image
+        media.map_image, media.map_source = image, source
         if g is not None:
             media.overlay = scene_map_overlay(q, qi, results, g, w, h, W)
         else:

@@ -88,7 +88,10 @@ class TalkActions(QObject):
     def _subject_of(self, qi: int, frames: bool = True):
         from ..figures.layouts import prepare
         s = self.state
-        return prepare(s.session, qi, sorted(s.visible_models), s.scenes, self.assets, frames=frames)
+        # The figure shows the map the window shows, when the user chose one.
+        source = s.map_source if qi == s.question else None
+        return prepare(s.session, qi, sorted(s.visible_models), s.scenes, self.assets, frames=frames,
+                       map_source=source)
 
     def _default_name(self, suffix: str) -> str:
         uid = self.state.uid or "figure"
