@@ -4,7 +4,7 @@ import pytest
 
 from viewer.core.diagnostics import UserError
 from viewer.core.scene import Box3, Instance, Scene, SceneLibrary, load_scene
-from viewer.core.scene_sources import SOURCE_KINDS, MeshFile, SceneJsonFolders, release_sources
+from viewer.core.scene_sources import SOURCE_KINDS, MeshFile, SceneJsonFolders, release_sources, scene_mesh_file
 
 
 class MemorySource:
@@ -80,3 +80,9 @@ def test_render_loads_the_mesh_its_source_names(tmp_path):
     assert "load_problem" not in plain._cache and np.isfinite(plain.bounds()[0]).all()
     with pytest.raises(UserError, match="no mesh and no instance boxes"):
         SceneAssets().mesh(Scene("scene_3", "/x"))
+
+
+def test_a_scene_built_by_hand_names_its_own_mesh(tmp_path):
+    """Without a source (a scene an importer builds before writing it), the mesh it names is its geometry."""
+    assert scene_mesh_file(Scene("s", str(tmp_path), mesh=str(tmp_path / "s.glb"))) == MeshFile(str(tmp_path / "s.glb"))
+    assert scene_mesh_file(Scene("s", str(tmp_path))) is None

@@ -83,3 +83,10 @@ SOURCE_KINDS: dict[str, Callable[[Path], SceneSource]] = {
 def release_sources(release_root: str | Path) -> list[SceneSource]:
     """One source of each registered kind for this release, in lookup order."""
     return [make(Path(release_root)) for make in SOURCE_KINDS.values()]
+
+
+def scene_mesh_file(scene: Scene) -> MeshFile | None:
+    """Where a scene's geometry is: its source's answer, else the mesh a hand-built Scene names."""
+    if scene.source is not None:
+        return scene.source.mesh(scene.id)
+    return MeshFile(scene.mesh) if scene.mesh else None

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.diagnostics import UserError
 from ..core.scene import Scene
+from ..core.scene_sources import scene_mesh_file
 
 MAP_SIZE = (640, 512)        # the benchmark's map size, for scenes that declare none
 
@@ -54,8 +55,7 @@ class SceneAssets:
         from .scene_mesh import boxes_mesh, load_scene_mesh
         semantics = {k: v.semantic for k, v in scene.instances.items() if v.semantic}
         boxes = {k: v.bbox for k, v in scene.instances.items() if v.bbox is not None}
-        # The scene's source says where its geometry is (a scene built by hand has no source).
-        mesh_file = scene.source.mesh(scene.id) if scene.source is not None else None
+        mesh_file = scene_mesh_file(scene)
         if mesh_file is not None:
             try:
                 return load_scene_mesh(mesh_file.path, semantics)

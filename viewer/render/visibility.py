@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core.diagnostics import UserError
 from ..core.scene import Scene
+from ..core.scene_sources import scene_mesh_file
 from .raycast import Raycaster, as_intrinsics, instance_bbox_2d
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
 
@@ -75,9 +76,10 @@ class SceneVisibility:
         boxes = {k: v.bbox for k, v in scene.instances.items() if v.bbox is not None}
         self.note: str | None = None
         mesh = None
-        if scene.mesh:
+        mesh_file = scene_mesh_file(scene)
+        if mesh_file is not None:
             try:
-                mesh = load_scene_mesh(scene.mesh, semantics)
+                mesh = load_scene_mesh(mesh_file.path, semantics)
             except UserError as e:
                 self.note = f"{e}; using instance boxes instead"
         if mesh is None:
