@@ -161,3 +161,19 @@ def test_mirroring_model_gets_an_info_finding(release):
     assert all(f.severity == "info" and f.uid is None for f in report.findings)
     angle = next(f for f in report.findings if f.details["answer_type"] == "angle")
     assert "clockwise" in angle.message and angle.details["near_truth"] == 0
+
+
+def test_a_model_with_no_answer_of_some_kind_is_audited(tmp_path):
+    """Predictions for the choice questions only: no angle, point or distance answer to judge (was a crash)."""
+    from pathlib import Path
+
+    from viewer.core.audit import run_audit
+    from viewer.core.session import open_session
+    demo = Path(__file__).resolve().parent.parent / "assets" / "demo"
+    lines = [line for line in (demo / "predictions" / "noisy-expert.jsonl").read_text().splitlines()
+             if "Selection" in line]
+    preds = tmp_path / "choices-only.jsonl"
+    preds.write_text("\n".join(lines) + "\n")
+    session = open_session(demo, [preds])
+    report = run_audit(session.release, session.results, checks=["model_answer_convention"])
+    assert report.summary()["model_answer_convention"]["flagged"] == 0

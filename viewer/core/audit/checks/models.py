@@ -190,7 +190,8 @@ def model_conventions(release: Release, results: list[ModelResult], tally: Tally
             cols = [kinds[c] for c in COLUMNS if c.kind_name == at]
             m = np.isin(release.column, cols) & (r.status == OK)
             truth, pred = _as_kind(release.truth[m], at), _as_kind(r.answer[m], at)
-            ok = ~np.isnan(truth).reshape(len(truth), -1).any(axis=1)
+            missing = np.isnan(truth)
+            ok = ~(missing.any(axis=1) if missing.ndim == 2 else missing)   # a model may have no answer of a kind
             truth, pred = truth[ok], pred[ok]
             if not len(truth):
                 continue
