@@ -3,6 +3,10 @@
 A release at training-set size names hundreds of thousands of media files;
 stat-ing each one would dominate loading, so existence is answered from one
 directory listing per folder, taken on first use and cached.
+
+Only regular files inside the release count as present: a named pipe would
+block its reader for ever, and a symbolic link is followed only when it
+resolves to a regular file inside the release.
 """
 from __future__ import annotations
 
@@ -28,11 +32,15 @@ class MediaIndex:
         self._listings: dict[str, frozenset[str]] = {}
         self._all: set[str] | None = None
         self._complete = False
+        self._refused: dict[str, str] = {}     # present but not readable as media: why
 
     def resolve(self, declared: str, base_dir: str) -> MediaRef:
         """A media path relative to `base_dir`, which must stay in the release."""
         if not isinstance(declared, str) or not declared.strip():
             return MediaRef(str(declared), None, False, "empty media path")
+        if "\0" in declared or not _encodable(declared):
+            return MediaRef(declared.encode("utf-8", "backslashreplace").decode("utf-8"), None, False,
+                            "media path holds a NUL or a character no file name can have")
         if os.path.isabs(declared):
             return MediaRef(declared, None, False,
                             "absolute media path refused (paths are relative to the question file)")
@@ -40,7 +48,9 @@ class MediaIndex:
         if not within(path, self.root):
             return MediaRef(declared, None, False, "media path escapes the release folder")
         exists = self._exists(path)
-        return MediaRef(declared, path, exists, None if exists else "file not found")
+        if not exists:
+            return MediaRef(declared, path, False, self._refused.get(path, "file not found"))
+        return MediaRef(declared, path, True)
 
     def check(self, declared, base_dir: str) -> str | None:
         """Why `declared` cannot be shown, or None when the file is there.
@@ -50,7 +60,7 @@ class MediaIndex:
         unusual ones (refused, "./a.png", below a symlinked folder) get the
         exact check by resolve().
         """
-        if type(declared) is str and declared:
+        if type(declared) is str and declared and "\0" not in declared:
             files = self.all_files()
             if base_dir + "/" + declared in files:
                 return None
@@ -61,18 +71,47 @@ class MediaIndex:
     def all_files(self) -> set[str]:
         """Absolute paths of every file below the release root (symlinked folders not followed)."""
         if self._all is None:
-            walked = list(os.walk(self.root))
-            self._all = {dirpath + "/" + f for dirpath, _, files in walked for f in files}
-            # A symlinked folder is not entered: below it, the walk proves nothing.
-            self._complete = not any(os.path.islink(os.path.join(dirpath, d))
-                                     for dirpath, dirs, _ in walked for d in dirs)
+            files: set[str] = set()
+            complete = True
+            stack = [self.root]
+            while stack:
+                folder = stack.pop()
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for e in entries:
+                    if e.is_symlink():
+                        # Rare: judged exactly by resolve(); a symlinked folder makes the walk incomplete.
+                        complete = complete and not e.is_dir()
+                    elif e.is_dir(follow_symlinks=False):
+                        stack.append(e.path)
+                    elif e.is_file(follow_symlinks=False):
+                        files.add(e.path)
+            self._all, self._complete = files, complete
         return self._all
 
     def _listing(self, folder: str) -> frozenset[str]:
+        names = set()
         try:
-            listing = frozenset(e.name for e in os.scandir(folder) if not e.is_dir())
-        except OSError:
-            listing = frozenset()
+            entries = list(os.scandir(folder))
+        except (OSError, ValueError):
+            entries = []
+        for e in entries:
+            if e.is_symlink():
+                target = os.path.realpath(e.path)
+                if not within(target, os.path.realpath(self.root)):
+                    self._refused[e.path] = "a link to a file outside the release (refused)"
+                    continue
+                if not os.path.isfile(target):
+                    self._refused[e.path] = "a link to something that is not a regular file"
+                    continue
+                names.add(e.name)
+            elif e.is_file(follow_symlinks=False):
+                names.add(e.name)
+            elif not e.is_dir(follow_symlinks=False):
+                self._refused[e.path] = "not a regular file (a named pipe, socket or device)"
+        listing = frozenset(names)
         self._listings[folder] = listing
         return listing
 
@@ -82,6 +121,15 @@ class MediaIndex:
         if listing is None:
             listing = self._listing(folder)
         return name in listing
+
+
+def _encodable(path: str) -> bool:
+    """Whether the OS can name a file so (a lone surrogate cannot be encoded)."""
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return False
+    return True
 
 
 def _plain(declared: str) -> bool:

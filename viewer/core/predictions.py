@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .diagnostics import Diagnostics, UserError
-from .textio import no_gc, parse_json_document, read_json_lines, read_text
+from .textio import no_gc, parse_json_document, read_json_lines, read_text, regular_file_size
 
 UID_KEYS = ("uid", "id", "question_id")
 PREDICTION_KEYS = ("prediction", "response", "output", "text", "answer")
@@ -55,8 +55,9 @@ def load_predictions(path: str | Path) -> list[PredictionSet]:
     problems are in each set's diagnostics.
     """
     path = Path(path).expanduser()
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"{path}: no such prediction file")
+    regular_file_size(path)                          # a folder or a named pipe: said, never opened
     with no_gc():
         return _load(path)
 

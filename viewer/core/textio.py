@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,7 @@ def read_text(path: Path, diags: Diagnostics) -> str:
     reported so the user can fix the file; the rest still loads.
     Raises UserError when the file cannot be read at all.
     """
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
+    size = regular_file_size(path)
     if size > MAX_TEXT_BYTES:
         raise UserError(f"{path}: file is {size / 1024**2:.0f} MB, larger than the "
                         f"{MAX_TEXT_BYTES / 1024**2:.0f} MB limit for a text file")
@@ -42,6 +40,26 @@ def read_text(path: Path, diags: Diagnostics) -> str:
         return data.decode("utf-8-sig", errors="replace")
 
 
+def regular_file_size(path: str | Path) -> int:
+    """The size of a regular file; UserError for anything else (a FIFO would block the reader for ever)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError) as e:               # ValueError: a NUL in the path
+        raise UserError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a named pipe" if stat.S_ISFIFO(st.st_mode)
+                else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device")
+        raise UserError(f"{path}: is {kind}, not a regular file")
+    return st.st_size
+
+
+def _json_value_error(e: Exception) -> str:
+    """Why a value no JSON parser here can hold was refused (nesting, a huge integer)."""
+    if isinstance(e, RecursionError):
+        return "JSON nested too deeply"
+    return f"number too long to read ({e})" if "digits" in str(e) else f"unreadable JSON value ({e})"
+
+
 def parse_json_document(text: str, path: Path, diags: Diagnostics) -> Any | None:
     """One JSON document, or None with the error's line reported."""
     if not text.strip():
@@ -51,7 +69,9 @@ def parse_json_document(text: str, path: Path, diags: Diagnostics) -> Any | None
         return json.loads(text)
     except json.JSONDecodeError as e:
         diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, e.lineno, code="json.malformed")
-        return None
+    except (RecursionError, ValueError) as e:
+        diags.error(_json_value_error(e), path, code="json.unreadable_value")
+    return None
 
 
 def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int], list[Any]]:
@@ -70,7 +90,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
             values = json.loads("[" + body.replace("\n", ",") + "]")
             if len(values) == body.count("\n") + 1:
                 return list(range(1, len(values) + 1)), values
-        except (json.JSONDecodeError, RecursionError):
+        except (json.JSONDecodeError, RecursionError, ValueError):
             pass
     lines = text.splitlines()
     numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
@@ -83,7 +103,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
         values = json.loads("[" + ",".join(lines) + "]")
         if len(values) == len(numbers):
             return numbers, values
-    except (json.JSONDecodeError, RecursionError):
+    except (json.JSONDecodeError, RecursionError, ValueError):
         pass
     good_numbers, values = [], []
     for n, ln in zip(numbers, lines):
@@ -92,6 +112,8 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
             good_numbers.append(n)
         except json.JSONDecodeError as e:
             diags.error(f"malformed JSON: {e.msg} (column {e.colno})", path, n, code="json.malformed")
+        except (RecursionError, ValueError) as e:
+            diags.error(_json_value_error(e), path, n, code="json.unreadable_value")
     return good_numbers, values
 
 
