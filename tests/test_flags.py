@@ -224,3 +224,59 @@ def test_bundled_demo_flags_go_to_the_user_data_folder(tmp_path, monkeypatch):
     assert tmp_path in path.parents
     (tmp_path / "release").mkdir()
     assert annotations_path(tmp_path / "release").parent == tmp_path / "release"
+
+
+def test_import_checks_every_row_then_saves_all_in_one_transaction(store, tmp_path):
+    """A list as a verdict raised TypeError; an object as a note stopped the import halfway and then
+    called the intact database damaged. Now bad rows are named and left out, the rest saved together."""
+    path = tmp_path / "flags.json"
+    path.write_text(json.dumps({"flags": [
+        {"uid": "q1", "verdict": "ok", "note": "fine"},
+        {"uid": "q2", "verdict": ["ok"]},
+        {"uid": "q3", "verdict": "bad_gt", "note": {"text": "an object"}},
+        {"uid": "q4", "verdict": "ambiguous"}]}))
+    changed, diags = import_flags(store, path)
+    assert changed == 3 and set(store.all()) == {"q1", "q4"}
+    assert [(d.line, d.code) for d in diags] == [(2, "flags.not_text"), (3, "flags.not_text")]
+    assert not store.readonly                        # the database is fine, and says so
+
+
+def test_import_is_all_or_nothing_when_saving_fails(store, tmp_path, monkeypatch):
+    path = tmp_path / "flags.csv"
+    path.write_text("uid,verdict,note\nq1,ok,fine\nq2,bad_gt,off\n")
+    real_insert = store._insert
+    calls = []
+
+    def failing_insert(con, *a, **kw):
+        calls.append(a)
+        if len(calls) == 3:
+            raise sqlite3.OperationalError("disk I/O error")
+        return real_insert(con, *a, **kw)
+    monkeypatch.setattr(store, "_insert", failing_insert)
+    with pytest.raises(UserError):
+        import_flags(store, path)
+    monkeypatch.undo()
+    assert store.all() == {}                         # the two changes before the failure were rolled back
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("deep.json", "[" * 100_000, "nested too deeply"),
+    ("big.csv", "uid,verdict,note\nq1,ok," + "x" * 200_000 + "\n", "not a readable CSV row"),
+])
+def test_import_of_an_unreadable_file_says_why(store, tmp_path, name, text, why):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(UserError, match=why):
+        import_flags(store, path)
+    assert store.all() == {}
+
+
+def test_export_of_an_unreadable_database_fails_and_keeps_the_old_export(tmp_path, capsys):
+    import audit_release as ar
+    root = ar.build(tmp_path / "rel")
+    out = tmp_path / "backup.csv"
+    out.write_text("uid,verdict,note,author,at\nq1,ok,,ana,2026-01-01\n")
+    (root / DB_NAME).write_bytes(b"this is not a database" * 100)
+    assert main(["flags", "export", str(root), "--format", "csv", "-o", str(out)]) == 2
+    assert "damaged" in capsys.readouterr().err
+    assert out.read_text().count("\n") == 2          # the good export is untouched

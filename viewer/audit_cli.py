@@ -111,6 +111,9 @@ def cmd_flags(argv: list[str]) -> int:
     store = FlagStore.for_release(args.release)
     try:
         if args.action == "export":
+            if store.problem and not store.readable:
+                # Nothing can be read: an export now would be an empty file, over a good one with -o.
+                raise UserError(f"{store.problem}; nothing exported")
             if store.problem:
                 print(f"gst-viewer: {store.problem}", file=sys.stderr)
             text = export_flags(store, args.format, args.history)

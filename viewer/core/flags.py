@@ -273,14 +273,36 @@ class FlagStore:
         FlagConflict when someone else changed it since."""
         return self._write(uid, "note", note or None, expected=expected)
 
-    def record(self, uid: str, field: str, value: str | None, author: str | None = None,
-               at: str | None = None) -> Change | None:
-        """A change with a given author and time (importing another store's export)."""
-        if field not in FIELDS:
-            raise UserError(f"unknown flag field {field!r}")
-        if field == "verdict" and value is not None and value not in VERDICTS:
-            raise UserError(f"unknown verdict {value!r}; expected one of {', '.join(VERDICTS)}")
-        return self._write(uid, field, value, author=author, at=at)
+    def record_many(self, changes: list[tuple[str, str, str | None, str | None, str | None]]) -> int:
+        """(uid, field, value, author, at) changes, all in one transaction: all are saved or none.
+
+        Values equal to the current one are not recorded; returns how many were.
+        """
+        for uid, field, value, _author, _at in changes:
+            if field not in FIELDS:
+                raise UserError(f"unknown flag field {field!r}")
+            if field == "verdict" and value is not None and value not in VERDICTS:
+                raise UserError(f"unknown verdict {value!r}; expected one of {', '.join(VERDICTS)}")
+            if not isinstance(uid, str) or not uid:
+                raise UserError("a flag needs a sample uid")
+
+        def apply(con: sqlite3.Connection) -> int:
+            made = 0
+            for uid, field, value, author, at in changes:
+                row = con.execute("SELECT value FROM changes WHERE uid = ? AND field = ? "
+                                  "ORDER BY id DESC LIMIT 1", (uid, field)).fetchone()
+                current = row[0] if row else None
+                if current != value:
+                    self._insert(con, uid, field, value, current, author=author, at=at)
+                    made += 1
+            return made
+
+        return self._transaction(apply)
+
+    @property
+    def readable(self) -> bool:
+        """Whether the flags can be read at all (a damaged or locked file may still be read-only)."""
+        return self._con is not None
 
     @property
     def can_undo(self) -> bool:

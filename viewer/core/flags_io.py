@@ -51,33 +51,43 @@ def read_flag_file(path: str | Path, diags: Diagnostics) -> list[tuple[int | Non
             doc = json.loads(text)
         except json.JSONDecodeError as e:
             raise UserError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+        except (RecursionError, ValueError) as e:
+            what = "nested too deeply" if isinstance(e, RecursionError) else f"has an unreadable value ({e})"
+            raise UserError(f"{path}: JSON {what}") from None
         rows = doc.get("flags") if isinstance(doc, dict) else doc
         if not isinstance(rows, list):
             raise UserError(f"{path}: expected a list of flags or an object with a 'flags' list")
         return [(k + 1, r) for k, r in enumerate(rows)]
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or "uid" not in reader.fieldnames:
-        raise UserError(f"{path}: a flags CSV needs a 'uid' column (columns: {', '.join(COLUMNS)})")
-    return [(reader.line_num, row) for row in reader]
+    try:
+        if reader.fieldnames is None or "uid" not in reader.fieldnames:
+            raise UserError(f"{path}: a flags CSV needs a 'uid' column (columns: {', '.join(COLUMNS)})")
+        return [(reader.line_num, row) for row in reader]
+    except csv.Error as e:                          # a cell over the field size limit, a stray NUL
+        raise UserError(f"{path}:{reader.line_num}: not a readable CSV row ({e})") from None
 
 
 def import_flags(store: FlagStore, path: str | Path) -> tuple[int, Diagnostics]:
-    """Apply an exported file; returns the number of changes made and the rows' problems."""
+    """Apply an exported file in one transaction; returns the number of changes made and the
+    problems of the rows left out (each named by its line or record number)."""
     diags = Diagnostics()
-    changed = 0
+    changes = []
     for where, row in read_flag_file(path, diags):
         if not isinstance(row, dict) or not isinstance(row.get("uid"), str) or not row["uid"]:
             diags.error("row without a uid; skipped", path, where, code="flags.no_uid")
+            continue
+        bad = [k for k in ("verdict", "note", "author", "at") if row.get(k) is not None and not isinstance(row[k], str)]
+        if bad:
+            diags.error(f"{', '.join(bad)} of {row['uid']} must be text, got "
+                        f"{', '.join(type(row[k]).__name__ for k in bad)}; skipped", path, where,
+                        code="flags.not_text")
             continue
         verdict = row.get("verdict") or None
         if verdict is not None and verdict not in VERDICTS:
             diags.error(f"unknown verdict {verdict!r} for {row['uid']}; expected one of "
                         f"{', '.join(VERDICTS)}; skipped", path, where, code="flags.unknown_verdict")
             continue
-        note = row.get("note") or None
-        author = row.get("author") or None
-        at = row.get("at") or None
-        for field, value in (("verdict", verdict), ("note", note)):
-            if store.record(row["uid"], field, value, author, at) is not None:
-                changed += 1
-    return changed, diags
+        author, at = row.get("author") or None, row.get("at") or None
+        changes += [(row["uid"], "verdict", verdict, author, at), (row["uid"], "note", row.get("note") or None,
+                                                                    author, at)]
+    return store.record_many(changes), diags
