@@ -109,3 +109,63 @@ def test_scoring_still_works_after_a_pipe_in_the_predictions_folder(tmp_path):
     os.mkfifo(tmp_path / "fifo.jsonl")
     session = open_session(DEMO, [tmp_path / "fifo.jsonl"])
     assert not session.results and any("named pipe" in str(d) for d in session.diagnostics)
+
+
+def _demo_uids(n):
+    return [line.split('"uid": "')[1].split('"')[0] for line in
+            (DEMO / "predictions" / "noisy-expert.jsonl").read_text().splitlines()[:n]]
+
+
+@pytest.mark.parametrize("newline", ["\r", "\n"])
+def test_a_table_with_a_huge_cell_or_bare_cr_lines_loses_only_that_row(tmp_path, newline):
+    uids = _demo_uids(3)
+    rows = ["uid\tprediction", f"{uids[0]}\t10", f"{uids[1]}\t" + "x" * 200_000, f"{uids[2]}\t20"]
+    path = tmp_path / "model.tsv"
+    path.write_text(newline.join(rows) + newline, newline="")
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"uid": uids[0], "prediction": "5"}) + "\n")
+    session = open_session(DEMO, [path, other])      # one bad file never stops the others
+    assert [r.model for r in session.results] == ["model", "other"]
+    got = session.results[0]
+    assert {session.release.uids[i] for i in range(len(got.raw)) if got.raw[i] is not None} == {uids[0], uids[2]}
+    assert [d.line for d in got.diagnostics.with_code("prediction.bad_row")] == [3]
+
+
+def test_audit_json_with_a_nan_answer_is_valid_json(tmp_path):
+    recs = [{"uid": "a", "task": "Object_Localization_Egocentric_Distance_visual", "scene": "s", "answer": "NaN",
+             "texts": ["q"]}]
+    text = "\n".join(json.dumps(r) for r in recs).replace('"NaN"', "NaN") + "\n"
+    (tmp_path / "questions.jsonl").write_text(text)
+    p = subprocess.run([sys.executable, "-m", "viewer", "audit", str(tmp_path), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)                       # was: "Out of range float values are not JSON compliant"
+    (finding,) = [f for f in doc["findings"] if f["check"] == "invalid_answer"]
+    assert finding["details"]["answer"] is None
+
+
+def test_a_scene_id_longer_than_a_file_name_is_reported(tmp_path):
+    from viewer.core.scene import SceneLibrary
+    long_id = "s" * 300
+    rec = {"uid": "a", "task": "Object_Localization_Egocentric_Distance_visual", "scene": long_id, "answer": 1.0,
+           "texts": ["q"]}
+    (tmp_path / "questions.jsonl").write_text(json.dumps(rec) + "\n")
+    (tmp_path / "scenes").mkdir()
+    r = load_release(tmp_path)
+    assert SceneLibrary(tmp_path).get(r.get("a").scene) is None      # was OSError: File name too long
+
+
+@pytest.mark.parametrize("key", ["EDist_v", "GP_v"])      # a direction towards it is still finite
+def test_a_box_at_1e308_gives_a_reason_not_an_overflow(tmp_path, key):
+    import scene_release as sr
+
+    from viewer.core.geometry import recompute_ground_truth
+    from viewer.core.scene import SceneLibrary, link_question
+
+    def far(doc):
+        doc["instances"][sr.TARGET]["bbox3"]["translation"] = [1e308, 1e308, 0.0]
+    sr.build(tmp_path, video=False)
+    sr.write_scene_folder(tmp_path, sr.scene(video=False), edit=far)
+    r = load_release(tmp_path)
+    q = r.get(sr.UIDS[key])
+    got = recompute_ground_truth(q, link_question(q, SceneLibrary(tmp_path).get(q.scene)))
+    assert got.value is None and "finite" in got.reason

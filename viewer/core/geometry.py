@@ -230,20 +230,28 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
         if not tmap.width or not tmap.height:
             return Recomputed(None, f"top-down map {tmap.name!r} has no width/height")
 
-    if at == "angle" and column.frame == MAP_HEADING:      # Ori: the view's heading on the map
-        a = float(map_heading(vp.pose, tmap.world_to_pixel))
-        return Recomputed(_wrap_int(a), None, a)
-    if at == "angle":
-        a = float(egocentric_direction(vp.pose, target.bbox.center))
-        return Recomputed(_wrap_int(a), None, a)
-    if at == "distance":
-        d = float(egocentric_distance(vp.pose, target.bbox.center))
-        return Recomputed(_round_half_away(d * 10) / 10, None, d)
-    where = target.bbox.center if column.has_target else camera_center(vp.pose)
-    px = world_to_pixel(tmap.world_to_pixel, where)
-    n = pixel_to_normalised(px, tmap.width, tmap.height)
-    exact = px / np.array([tmap.width, tmap.height], float) * 1000.0
-    return Recomputed((int(n[0]), int(n[1])), None, (float(exact[0]), float(exact[1])))
+    with np.errstate(all="ignore"):             # a box at 1e308 m gives inf, said below, not warned
+        if at == "angle" and column.frame == MAP_HEADING:      # Ori: the view's heading on the map
+            a = float(map_heading(vp.pose, tmap.world_to_pixel))
+            return _finite_or_reason(a) or Recomputed(_wrap_int(a), None, a)
+        if at == "angle":
+            a = float(egocentric_direction(vp.pose, target.bbox.center))
+            return _finite_or_reason(a) or Recomputed(_wrap_int(a), None, a)
+        if at == "distance":
+            d = float(egocentric_distance(vp.pose, target.bbox.center))
+            return _finite_or_reason(d * 10) or Recomputed(_round_half_away(d * 10) / 10, None, d)
+        where = target.bbox.center if column.has_target else camera_center(vp.pose)
+        px = world_to_pixel(tmap.world_to_pixel, where)
+        n = pixel_to_normalised(px, tmap.width, tmap.height)
+        exact = px / np.array([tmap.width, tmap.height], float) * 1000.0
+    return _finite_or_reason(*n, *exact) or Recomputed((int(n[0]), int(n[1])), None, (float(exact[0]), float(exact[1])))
+
+
+def _finite_or_reason(*values: float) -> Recomputed | None:
+    """None when every value is a finite number; else why no answer can be computed."""
+    if all(np.isfinite(values)):
+        return None
+    return Recomputed(None, "the scene's geometry gives no finite answer (a pose or box out of range)")
 
 
 def _wrap_int(angle) -> int:

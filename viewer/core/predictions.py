@@ -71,7 +71,7 @@ def _load(path: Path) -> list[PredictionSet]:
     if not text.strip():
         raise UserError(f"{path}: prediction file is empty")
     if suffix in (".tsv", ".csv"):
-        sets = [_load_table(path, text, "\t" if suffix == ".tsv" else ",")]
+        sets = [_load_table(path, text, "\t" if suffix == ".tsv" else ",", diags)]
     elif suffix == ".json":
         sets = _load_json(path, text, diags)
     else:
@@ -224,14 +224,30 @@ def _table_set(path: Path, header: list[str], rows: Iterable[tuple[int, list[Any
     return s
 
 
-def _load_table(path: Path, text: str, delimiter: str) -> PredictionSet:
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+def _load_table(path: Path, text: str, delimiter: str, diags: Diagnostics) -> PredictionSet:
+    # newline="": the csv module itself reads \r\n, \n and a lone \r (old Mac files) as line ends.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
         raise UserError(f"{path}: prediction file is empty") from None
-    rows = ((reader.line_num, row) for row in reader if row)
-    return _table_set(path, header, rows, "vlmevalkit-tsv")
+    except csv.Error as e:
+        raise UserError(f"{path}:1: unreadable header row ({e})") from None
+    return _table_set(path, header, _table_rows(reader, path, diags), "vlmevalkit-tsv")
+
+
+def _table_rows(reader, path: Path, diags: Diagnostics) -> Iterable[tuple[int, list[Any]]]:
+    """The reader's non-empty rows with their line; a row the csv module cannot read is reported and skipped."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:                       # a cell over the size limit, a NUL
+            diags.error(f"unreadable row ({e}); skipped", path, reader.line_num, code="prediction.bad_row")
+            continue
+        if row:
+            yield reader.line_num, row
 
 
 def _load_xlsx(path: Path) -> PredictionSet:

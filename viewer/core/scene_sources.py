@@ -58,7 +58,8 @@ class SceneJsonFolders:
         if not scene_id or scene_id in (".", "..") or any(s in scene_id for s in ("/", "\\", "\0")):
             return None          # an id is never a path
         path = scene_file(self.root, scene_id)
-        if not path.is_file():
+        # isfile: False, not an error, for a name too long for the file system; a link out of the release is not read.
+        if not os.path.isfile(path) or not _inside(path, self.root):
             return None
         from .scene_reader import read_scene_file
         scene = read_scene_file(path, scene_id)
@@ -71,6 +72,11 @@ class SceneJsonFolders:
             return None
         path = self._meshes.get(scene_id)
         return MeshFile(path) if path else None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 # Kinds of scene source by name, each made from the release root. A release's

@@ -33,7 +33,7 @@ class Finding:
 
     def to_json(self) -> dict:
         return {"uid": self.uid, "check": self.check, "severity": self.severity,
-                "message": self.message, "details": self.details}
+                "message": self.message, "details": _finite(self.details)}
 
 
 class Tally:
@@ -95,6 +95,17 @@ class AuditReport:
             if f.uid is not None:
                 out.setdefault(f.uid, []).append(f)
         return out
+
+
+def _finite(value: Any) -> Any:
+    """`value` with NaN and infinities as None (JSON has no such numbers; a NaN answer has them)."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def json_safe(value: Any) -> Any:
