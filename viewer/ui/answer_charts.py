@@ -5,6 +5,8 @@ kind names the chart it wants (`AnswerKind.chart`), so a new kind may reuse one.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QRectF
@@ -131,18 +133,22 @@ class DistanceBars(_Chart):
         else:
             self.set_legend([])
         ticks = [(n - 1 - k, name) for k, (name, _, _) in enumerate(rows)]
+        # An absurd answer (1e300 m, inf) must not stretch the axis out of reach: bars stop at the edge.
+        sane = [v for _, v, _ in rows if v is not None and math.isfinite(v) and 0 <= v <= 1e4]
+        vmax = max(sane + [1.0])
+        edge = max(vmax, (truth or 0) * 1.5)
         for (y, _), (_, v, c) in zip(ticks, rows):
-            w = max(v, 0.0)
+            w = min(max(v, 0.0), edge * 1.2) if math.isfinite(v) else edge * 1.2
             self.add(polygon([[0, y - 0.275], [w, y - 0.275], [w, y + 0.275], [0, y + 0.275]],
                              pen(c.darker(130), 1), QBrush(c)))
         for k, (_name, v, _color) in enumerate(rows):
             y = n - 1 - k
-            text = f"{v:.1f} m"
+            text = f"{v:.1f} m" if math.isfinite(v) and abs(v) < 1e6 else f"{v:.3g} m"
             if truth is not None and k > 0:
                 rel = float(relative_error(v, truth))
                 text += f" ({100 * rel:.0f}%)" if np.isfinite(rel) else ""
-            self.add(label("  " + text, max(v, 0.0), y, QColor(40, 40, 40), anchor=(0, 0.5)))
+            x = min(max(v, 0.0), edge * 1.2) if math.isfinite(v) else edge * 1.2
+            self.add(label("  " + text, x, y, QColor(40, 40, 40), anchor=(0, 0.5)))
         self.item.getAxis("left").setTicks([ticks])
-        vmax = max([v for _, v, _ in rows if v is not None] + [1.0])
-        hi = max(vmax, (truth or 0) * 1.5) * 1.8        # room for the value labels
+        hi = edge * 1.8                                  # room for the value labels
         self.vb.setRange(xRange=(0, hi), yRange=(-0.6, max(n, 1) - 0.4), padding=0)

@@ -8,6 +8,7 @@ dropped there (scope "question").
 """
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import numpy as np
@@ -223,7 +224,8 @@ class SampleView(QWidget):
             return {}
         rec = g.video.instances.get(q.target) or {}
         k, box = rec.get("best_frame_idx"), rec.get("best_bbox")
-        if isinstance(k, int) and isinstance(box, list) and len(box) == 4:
+        if isinstance(k, int) and isinstance(box, list) and len(box) == 4 \
+                and all(isinstance(v, (int, float)) and math.isfinite(v) for v in box):
             return {k: tuple(float(v) for v in box)}
         return {}
 

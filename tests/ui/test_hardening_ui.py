@@ -1,0 +1,26 @@
+"""Window regressions from the fuzzing pass (issue 19): bad values in a scene or an answer never raise."""
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from viewer.ui.answer_charts import DistanceBars
+from viewer.ui.sample_view import SampleView
+
+
+@pytest.mark.parametrize("huge", [1e300, math.inf, 1e308 * 10])
+def test_distance_bars_take_absurd_answers(qtbot, huge):
+    bars = DistanceBars()
+    qtbot.addWidget(bars)
+    bars.set_answer(4.7, [(0, 5.0), (1, huge)], ["a", "b"])      # was: Cannot set range [0, inf]
+    (x0, x1), _ = bars.vb.viewRange()
+    assert x0 == 0 and math.isfinite(x1) and 4.7 < x1 < 100
+
+
+@pytest.mark.parametrize("box", [["left", "top", "30", "40"], [1, 2, 3, float("nan")], [1, 2, 3]])
+def test_a_best_bbox_that_is_not_four_numbers_draws_no_box(box):
+    video = SimpleNamespace(instances={"chair_0": {"best_frame_idx": 3, "best_bbox": box}})
+    q, g = SimpleNamespace(target="chair_0"), SimpleNamespace(video=video)
+    assert SampleView._video_boxes(q, g) == {}                     # strings raised ValueError here
+    video.instances["chair_0"]["best_bbox"] = [1, 2, 3, 4]
+    assert SampleView._video_boxes(q, g) == {3: (1.0, 2.0, 3.0, 4.0)}
