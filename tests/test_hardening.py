@@ -169,3 +169,49 @@ def test_a_box_at_1e308_gives_a_reason_not_an_overflow(tmp_path, key):
     q = r.get(sr.UIDS[key])
     got = recompute_ground_truth(q, link_question(q, SceneLibrary(tmp_path).get(q.scene)))
     assert got.value is None and "finite" in got.reason
+
+
+def test_absurd_intrinsics_are_refused_with_a_message(tmp_path):
+    """A 1e9-pixel camera made the audit cast rays for 39 s instead of 2.5 s."""
+    import scene_release as sr
+
+    from viewer.core.scene import SceneLibrary
+
+    def huge(doc):
+        doc["videos"]["video_0"]["intrinsics"].update(width=1e9, height=1e9)
+    sr.build(tmp_path, video=False)
+    sr.write_scene_folder(tmp_path, sr.scene(video=True), edit=huge)
+    scene = SceneLibrary(tmp_path).get(sr.SCENE)
+    assert scene.videos["video_0"].intrinsics is None
+    (d,) = [d for d in scene.diagnostics if d.code == "scene.bad_intrinsics"]
+    assert "beyond 16384 pixels" in d.message and "video_0" in d.message
+
+
+def test_a_mesh_beyond_the_triangle_budget_is_refused(tmp_path, monkeypatch):
+    import trimesh
+
+    from viewer.core.diagnostics import UserError
+    from viewer.render.scene_mesh import load_scene_mesh
+    path = tmp_path / "big.ply"
+    trimesh.creation.icosphere(subdivisions=3).export(path)          # 1,280 triangles
+    assert len(load_scene_mesh(path).triangles) == 1280
+    monkeypatch.setenv("GST_VIEWER_MAX_TRIANGLES", "1000")
+    with pytest.raises(UserError, match="1,280 triangles, beyond the budget of 1,000"):
+        load_scene_mesh(path)
+
+
+def test_many_rays_are_cast_in_slices_with_the_same_result(monkeypatch):
+    import numpy as np
+
+    from viewer.render import raycast
+    from viewer.render.scene_mesh import boxes_mesh
+    caster = raycast.Raycaster(boxes_mesh({"box": ([0, 0, 0], [1, 1, 1], [0, 0, 0, 1])}, {}))
+    rng = np.random.default_rng(0)
+    rays = np.concatenate([rng.uniform(-3, 3, (40, 30, 3)), rng.normal(size=(40, 30, 3))], axis=-1).astype(np.float32)
+    whole = caster.cast(rays)
+    monkeypatch.setattr(raycast, "INTERRUPTIBLE_RAYS", 7)
+    sliced = caster.cast(rays)
+    for k in whole:
+        assert sliced[k].shape == whole[k].shape
+        np.testing.assert_array_equal(sliced[k], whole[k])
+    assert (whole["primitive_ids"] >= 0).any() and (whole["primitive_ids"] < 0).any()

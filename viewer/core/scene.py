@@ -35,6 +35,9 @@ _MAP_KEYS = column_keys(on_map=True)
 _VIEW_KEYS = column_keys(has_view=True)
 
 
+MAX_IMAGE_SIDE = 16384      # pixels; larger intrinsics are refused when read
+
+
 @dataclass
 class Intrinsics:
     width: int
@@ -60,6 +63,10 @@ class Intrinsics:
         for k in ("width", "height", "fx", "fy"):
             if vals[k] <= 0:
                 raise ValueError(f"intrinsics.{k} must be positive, got {d[k]!r}")
+        # Images are cast ray by ray: a 1e9-pixel camera would take hours, and is surely a unit slip.
+        for k in ("width", "height"):
+            if vals[k] > MAX_IMAGE_SIDE:
+                raise ValueError(f"intrinsics.{k} = {d[k]!r} is beyond {MAX_IMAGE_SIDE} pixels; refused")
         return cls(int(vals["width"]), int(vals["height"]), vals["fx"], vals["fy"], vals["cx"], vals["cy"])
 
 

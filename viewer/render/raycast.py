@@ -27,6 +27,9 @@ DEPTH_STEP = 0.08               # relative depth jump that counts as an edge
 BACKGROUND = (24, 26, 30)
 # Rays per cast_rays call in batched work: bounds memory (~60 bytes a ray).
 BATCH_RAYS = 4_000_000
+# Rays per call at most: open3d holds the thread until a call returns, so a slice this size
+# (well under a second on a million-triangle scene) is as long as Ctrl-C may wait.
+INTERRUPTIBLE_RAYS = 1 << 19
 
 
 @dataclass
@@ -148,10 +151,17 @@ class Raycaster:
             return {"t_hit": np.full(shape, np.inf, np.float32),
                     "primitive_ids": np.full(shape, -1, np.int32),
                     "primitive_normals": np.zeros(shape + (3,), np.float32)}
-        out = self._scene.cast_rays(o3d.core.Tensor.from_numpy(np.ascontiguousarray(rays)))
-        return {"t_hit": out["t_hit"].numpy(),
-                "primitive_ids": out["primitive_ids"].numpy().view(np.int32),
-                "primitive_normals": out["primitive_normals"].numpy()}
+        flat = np.ascontiguousarray(rays).reshape(-1, 6)
+        if len(flat) <= INTERRUPTIBLE_RAYS:
+            out = self._scene.cast_rays(o3d.core.Tensor.from_numpy(flat))
+            return {"t_hit": out["t_hit"].numpy().reshape(shape),
+                    "primitive_ids": out["primitive_ids"].numpy().view(np.int32).reshape(shape),
+                    "primitive_normals": out["primitive_normals"].numpy().reshape(shape + (3,))}
+        # Many rays: cast a slice at a time, so Ctrl-C (handled between slices) stops us within a second.
+        parts = [self.cast(flat[k:k + INTERRUPTIBLE_RAYS]) for k in range(0, len(flat), INTERRUPTIBLE_RAYS)]
+        return {"t_hit": np.concatenate([p["t_hit"] for p in parts]).reshape(shape),
+                "primitive_ids": np.concatenate([p["primitive_ids"] for p in parts]).reshape(shape),
+                "primitive_normals": np.concatenate([p["primitive_normals"] for p in parts]).reshape(shape + (3,))}
 
     def instance_of(self, primitive_ids: np.ndarray) -> np.ndarray:
         """Instance index per cast result (-1 for a miss), same shape as `primitive_ids`."""

@@ -7,6 +7,7 @@ has no mesh, built from the instances' 3D boxes.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,6 +18,17 @@ from viewer.core.diagnostics import UserError
 from viewer.core.geometry import quaternion_to_matrix
 
 from . import palette
+
+# Beyond this many triangles a scene is refused: building its ray-casting BVH would hold the
+# process for minutes, deaf to Ctrl-C. Raise it with GST_VIEWER_MAX_TRIANGLES for a big machine.
+DEFAULT_MAX_TRIANGLES = 8_000_000
+
+
+def max_triangles() -> int:
+    try:
+        return int(os.environ.get("GST_VIEWER_MAX_TRIANGLES", DEFAULT_MAX_TRIANGLES))
+    except ValueError:
+        return DEFAULT_MAX_TRIANGLES
 
 
 @dataclass(eq=False)
@@ -158,6 +170,10 @@ def load_scene_mesh(path: str | Path, semantics: Mapping[str, str] | None = None
     graph = scene.graph
     geometry_nodes = [n for n in graph.nodes_geometry
                       if isinstance(scene.geometry.get(graph[n][1]), trimesh.Trimesh)]
+    total = sum(len(scene.geometry[graph[n][1]].faces) for n in geometry_nodes)
+    if total > max_triangles():
+        raise UserError(f"{path}: the scene mesh has {total:,} triangles, beyond the budget of "
+                        f"{max_triangles():,} (set GST_VIEWER_MAX_TRIANGLES to allow more)")
     children = graph.transforms.children.get(graph.base_frame, [])
     wrapper = children[0] if len(children) == 1 and len(geometry_nodes) > 1 else None
     single = len(geometry_nodes) == 1 and path.suffix.lower() not in (".glb", ".gltf")
