@@ -215,3 +215,12 @@ def test_many_rays_are_cast_in_slices_with_the_same_result(monkeypatch):
         assert sliced[k].shape == whole[k].shape
         np.testing.assert_array_equal(sliced[k], whole[k])
     assert (whole["primitive_ids"] >= 0).any() and (whole["primitive_ids"] < 0).any()
+
+
+def test_a_line_separator_inside_a_json_string_keeps_the_record_and_the_line_numbers(tmp_path):
+    recs = [_rec("q1", texts=["first\u2028second"]), _rec("q2"), "not json", _rec("q3", texts=["a\x85b"])]
+    lines = [json.dumps(r, ensure_ascii=False) if isinstance(r, dict) else r for r in recs]
+    (tmp_path / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = load_release(tmp_path)
+    assert [q.uid for q in r.questions] == ["q1", "q2", "q3"]
+    assert [d.line for d in r.diagnostics.with_code("json.malformed")] == [3]

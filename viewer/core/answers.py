@@ -65,6 +65,11 @@ class Parsed:
         return self.status == OK
 
 
+def _finite(value) -> Parsed:
+    """A parsed number or point, unless a number in it overflowed (400 nines read as inf)."""
+    return Parsed(value, OK) if all(math.isfinite(v) for v in np.atleast_1d(value)) else Parsed(None, NOT_FINITE)
+
+
 def _to_float(sign: str, digits: str) -> float:
     v = float(digits)
     return -v if sign else v
@@ -92,7 +97,7 @@ def parse_number(raw: Any) -> Parsed:
     nums = _first_numbers(text, 1)
     if not nums:
         return Parsed(None, NOT_FINITE if _NONFINITE_RE.match(text) else NO_NUMBER)
-    return Parsed(nums[0], OK)
+    return _finite(nums[0])
 
 
 def parse_point(raw: Any) -> Parsed:
@@ -110,11 +115,11 @@ def parse_point(raw: Any) -> Parsed:
         return Parsed(None, EMPTY)
     m = _POINT_RE.search(text)
     if m:
-        return Parsed((_to_float(m.group(1), m.group(2)), _to_float(m.group(3), m.group(4))), OK)
+        return _finite((_to_float(m.group(1), m.group(2)), _to_float(m.group(3), m.group(4))))
     nums = _first_numbers(text, 2)
     if len(nums) < 2:
         return Parsed(None, NO_POINT)
-    return Parsed((nums[0], nums[1]), OK)
+    return _finite((nums[0], nums[1]))
 
 
 def parse_choice(raw: Any, n_options: int = 4) -> Parsed:
@@ -187,11 +192,13 @@ def _number_pair(key) -> tuple[float, str]:
     if type(r) is str:
         if _bare_number(r):
             # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
-            return float(r), OK
+            v = float(r)
+            return (v, OK) if math.isfinite(v) else (math.nan, NOT_FINITE)
         m = _NUM_RE.search(r)
         if m:
             sign, digits = m.groups()
-            return (-float(digits) if sign else float(digits)), OK
+            v = -float(digits) if sign else float(digits)
+            return (v, OK) if math.isfinite(v) else (math.nan, NOT_FINITE)
     p = parse_number(r)
     return (p.value if p.status == OK else math.nan), p.status
 
@@ -239,4 +246,9 @@ def parse_points_many(raws: list) -> tuple[np.ndarray, list[str]]:
         statuses[j] = p.status
         if p.status == OK:
             xs[j], ys[j] = p.value
-    return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2), statuses
+    points = np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2)
+    overflowed = np.flatnonzero(np.isinf(points).any(axis=1))
+    for j in overflowed.tolist():                    # digits beyond float range read as inf: not an answer
+        points[j] = np.nan
+        statuses[j] = NOT_FINITE
+    return points, statuses

@@ -92,7 +92,9 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
                 return list(range(1, len(values) + 1)), values
         except (json.JSONDecodeError, RecursionError, ValueError):
             pass
-    lines = text.splitlines()
+    # Lines end at "\n" only: splitlines() would also cut at U+0085 and U+2028, which a JSON
+    # string may hold as is, losing the record and shifting every line number after it.
+    lines = text.split("\n")
     numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
     if not numbers:
         diags.error("file is empty", path, code="file.empty")

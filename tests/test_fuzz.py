@@ -1,0 +1,174 @@
+"""Fuzzing the readers of user files (issue 19): whatever the bytes, a reader returns what it can and
+reports the rest, or raises the app's own UserError; nothing else escapes.
+
+Bounded (a few hundred examples per reader, no deadline), so `make test` stays fast; set
+GST_FUZZ_EXAMPLES for a longer hunt.
+"""
+import json
+import math
+import os
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.core.diagnostics import UserError
+from viewer.core.flags import FlagStore
+from viewer.core.flags_io import import_flags
+from viewer.core.predictions import load_predictions
+from viewer.core.release import load_release
+from viewer.core.scene_reader import read_scene_file
+from viewer.core.session import open_session
+
+EXAMPLES = int(os.environ.get("GST_FUZZ_EXAMPLES", 150))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+TASKS = ["Object_Localization_Egocentric_Direction_visual", "Object_Localization_Egocentric_Distance_visual",
+         "Object_Localization_Global_Position_visual", "Self_Localization_Global_Orientation",
+         "Global_Structure_Understanding_Topdown_Selection_Easy", "no_such_task"]
+
+# JSON values, including the ones that broke readers: huge integers, deep nesting, NaN, odd strings.
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
+    st.sampled_from(["<point>12 900</point>", "<point>1200 -5</point>", "C", "Answer: B", "-161", "4.7 m", "nan",
+                     "9" * 400, "\x00", "\ud800", "../../etc/passwd", "/abs/path.png", "a.png"]))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                         st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                      max_leaves=12)
+
+
+def _record(draw_uid, task, answer, extra):
+    rec = {"uid": draw_uid, "task": task, "scene": "scene_1", "answer": answer, "texts": ["q", "view:"],
+           "images": [{"index": 0, "copied_path": "a.png"}]}
+    rec.update(extra)
+    return rec
+
+
+records = st.builds(_record, st.text(alphabet=string.ascii_letters + "_0123456789", min_size=1, max_size=12),
+                    st.sampled_from(TASKS), values,
+                    st.dictionaries(st.sampled_from(["uid", "task", "scene", "answer", "texts", "images", "meta",
+                                                     "copied_video_path"]), values, max_size=3))
+
+
+def _line(rec) -> str:
+    return json.dumps(rec, allow_nan=True)
+
+
+lines = st.one_of(records.map(_line), st.text(max_size=40), st.just("[" * 3000),
+                  st.just('{"uid": "x", "n": ' + "9" * 5000 + "}"))
+
+
+@pytest.fixture
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def _fresh(folder: Path, name: str) -> Path:
+    d = folder / name
+    d.mkdir(exist_ok=True)
+    for p in d.iterdir():
+        p.unlink()
+    return d
+
+
+@FUZZ
+@given(st.lists(lines, min_size=1, max_size=8))
+def test_question_loader(folder, body):
+    d = _fresh(folder, "release")
+    (d / "a.png").write_bytes(b"png")
+    text = "\n".join(body) + "\n"
+    (d / "questions.jsonl").write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        r = load_release(d)
+    except UserError:
+        return
+    # Only finite truths; every non-blank line is a question, or reported.
+    assert all(math.isfinite(v) for row in r.truth for v in row if not math.isnan(v))
+    reported = {x.line for x in r.diagnostics if x.line}
+    # A duplicate uid is reported on its later line, naming the earlier one ("first at FILE:LINE").
+    reported |= {int(x.message.split(":")[-1].split(")")[0]) for x in r.diagnostics.with_code("release.duplicate_uid")
+                 if x.message.split(":")[-1].split(")")[0].isdigit()}
+    non_blank = [k for k, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+    loaded = {r.questions._where[i][1] for i in range(len(r))}
+    for k in non_blank:
+        assert k in loaded or k in reported or any(x.line is None for x in r.diagnostics), k
+    for i in range(len(r)):                          # building a question never raises
+        r.questions[i].prompt_segments()
+
+
+PRED_FORMATS = {
+    "jsonl": lambda recs: "\n".join(json.dumps({"uid": u, "prediction": p}, allow_nan=True) for u, p in recs),
+    "lmms.jsonl": lambda recs: "\n".join(json.dumps({"doc_id": k, "doc": {"uid": u}, "resps": [[p]],
+                                                     "filtered_resps": [p]}, allow_nan=True)
+                                         for k, (u, p) in enumerate(recs)),
+    "tsv": lambda recs: "index\tprediction\n" + "\n".join(f"{u}\t{p}" for u, p in recs),
+    "csv": lambda recs: "uid,prediction\n" + "\n".join(f"{u},{p}" for u, p in recs),
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_release(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny")
+    recs = [_record(f"q{k}", TASKS[k % 5], a, {}) for k, a in enumerate(["-161", "4.7", "<point>490 664</point>",
+                                                                         "90", "C"])]
+    (d / "a.png").write_bytes(b"png")
+    (d / "questions.jsonl").write_text("\n".join(map(json.dumps, recs)) + "\n")
+    return d
+
+
+@FUZZ
+@given(st.sampled_from(sorted(PRED_FORMATS)),
+       st.lists(st.tuples(st.sampled_from(["q0", "q1", "q2", "q3", "q4", "zz", ""]), values), max_size=6),
+       st.sampled_from(["", "\r", "\x00", "\t\t", '"']))
+def test_prediction_loaders_and_scoring(folder, tiny_release, fmt, recs, noise):
+    d = _fresh(folder, "preds")
+    path = d / f"model.{fmt}"
+    text = PRED_FORMATS[fmt](recs) + noise
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        load_predictions(path)
+    except UserError:
+        pass
+    session = open_session(tiny_release, [path])     # never raises: unreadable files are reported
+    for r in session.results:
+        assert all(0.0 <= s <= 1.0 for s in r.score if not math.isnan(s))
+    session.leaderboard()
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(["format", "scene", "camera_convention", "instances", "topdown", "videos",
+                                        "viewpoints", "geometry"]), values, max_size=8),
+       st.sampled_from(["", "[" * 3000, "{", "null"]))
+def test_scene_reader(folder, doc, tail):
+    d = _fresh(folder, "scene_1")
+    path = d / "scene.json"
+    text = json.dumps(doc, allow_nan=True) if not tail else tail
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    scene = read_scene_file(path, "scene_1")
+    assert scene is not None and scene.id == "scene_1"
+
+
+@FUZZ
+@given(st.one_of(
+    st.lists(st.dictionaries(st.sampled_from(["uid", "verdict", "note", "author", "at"]), values, max_size=5),
+             max_size=5).map(lambda rows: ("flags.json", json.dumps({"flags": rows}, allow_nan=True))),
+    st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=5), max_size=5).map(
+        lambda rows: ("flags.csv", "uid,verdict,note\n" + "\n".join(",".join(r) for r in rows))),
+    st.just(("flags.json", "[" * 3000))))
+def test_flags_import(folder, named):
+    name, text = named
+    d = _fresh(folder, "flags")
+    path = d / name
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    store = FlagStore(d / "annotations.sqlite", author="fuzz")
+    try:
+        import_flags(store, path)
+    except UserError:
+        pass
+    finally:
+        assert not store.readonly                    # a bad file never makes the database look damaged
+        store.close()
