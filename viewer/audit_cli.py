@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from .core.diagnostics import UserError
 
@@ -121,10 +120,9 @@ def cmd_flags(argv: list[str]) -> int:
     s.add_argument("--note", help="free text; an empty string clears it")
     args = p.parse_args(argv)
 
+    from .cli import check_release_arg, path_role
     from .core.flags import FlagStore
     from .core.flags_io import export_flags, import_flags
-
-    from .cli import check_release_arg, path_role
     check_release_arg(args.release)
     if path_role(args.release) != "release":
         # Checked before the store opens: opening it would create annotations.sqlite there.

@@ -126,10 +126,9 @@ def final_answer(text: str) -> str:
         if boxed is not None:
             return boxed
     if "answer" in text.lower():
-        last = None
-        for last in _MARKER_RE.finditer(text):
-            pass
-        if last is not None:
+        markers = list(_MARKER_RE.finditer(text))
+        if markers:
+            last = markers[-1]
             # The marker stays: it is what "Answer: C" is read by, and holds no digits.
             return text[last.start():] if text[last.end():].strip(_LEFTOVER) else text[:last.start()]
     return text
