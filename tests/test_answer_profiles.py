@@ -6,6 +6,7 @@ phrasings follow GPT-4o, Gemini, Qwen-VL and InternVL answers, with and without 
 """
 import math
 
+import numpy as np
 import pytest
 
 from viewer.core import answers as A
@@ -163,3 +164,34 @@ def test_final_answer_extraction():
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError, match="lenient"):
         A.check_profile("loose")
+
+
+def test_lenient_on_the_demo_changes_no_score_strict_already_parses():
+    from pathlib import Path
+
+    from viewer.core.session import open_session
+    demo = Path(__file__).resolve().parent.parent / "assets" / "demo"
+    preds = sorted((demo / "predictions").glob("*.jsonl"))
+    strict = open_session(demo, preds)
+    lenient = open_session(demo, preds, profile=A.LENIENT)
+    for s, l in zip(strict.results, lenient.results):
+        both = s.scored & ~np.isnan(s.score)
+        assert (s.score[both] == l.score[both]).all(), s.model
+        assert (l.status[~s.scored] != A.OK).all()          # what strict refuses, lenient only rescues
+
+
+def test_compare_profiles_says_what_each_rescue_was_worth(real_samples, tmp_path):
+    import json
+
+    from published_samples import ED_UID, EDIST_UID
+
+    from viewer.core.session import open_session
+    preds = tmp_path / "m.jsonl"
+    # Truths: ED -134 (egocentric), EDist 13.2 m.
+    preds.write_text(json.dumps({"uid": ED_UID, "prediction": "134 degrees to the right"}) + "\n"
+                     + json.dumps({"uid": EDIST_UID, "prediction": "1320 cm"}) + "\n")
+    session = open_session(real_samples, [preds])
+    c = session.compare_profiles("m")
+    assert c.lenient > c.strict
+    assert set(c.rescues) == {A.SIGN_FROM_WORDS, A.UNIT_CONVERTED}
+    assert all(n == 1 and worth > 0 for n, worth in c.rescues.values())
