@@ -143,7 +143,7 @@ def test_the_table_is_big_and_covers_every_style_kind_and_new_status():
 
 
 def test_rescues_happen_only_under_lenient():
-    for _, kind, raw, strict, _ in CASES:
+    for _, kind, raw, _strict, _ in CASES:
         assert kind.parse(raw, 4, A.STRICT).status not in A.RESCUES, raw
 
 

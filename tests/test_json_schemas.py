@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-import jsonschema          # a test dependency (pyproject's test extras)
+import jsonschema  # a test dependency (pyproject's test extras)
 import pytest
 
 from viewer.cli import main
