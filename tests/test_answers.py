@@ -87,7 +87,8 @@ def test_format_value_round_trips_published_formats():
 
 def test_every_status_has_an_explanation():
     codes = {A.OK, A.MISSING, A.EMPTY, A.NO_NUMBER, A.NO_POINT, A.NO_LETTER, A.AMBIGUOUS_LETTER,
-             A.LETTER_OUT_OF_RANGE, A.NOT_FINITE, A.OUT_OF_RANGE}
+             A.LETTER_OUT_OF_RANGE, A.NOT_FINITE, A.OUT_OF_RANGE, A.SEVERAL_NUMBERS, A.DECIMAL_COMMA,
+             A.SIGN_FROM_WORDS, A.UNIT_INTERVAL_POINT, A.UNIT_CONVERTED}
     assert codes == set(A.STATUS_TEXT)
     assert len(set(A.STATUS_TEXT.values())) == len(codes)
 
@@ -105,7 +106,7 @@ def test_parse_many_agrees_with_parse(kind):
     for j, r in enumerate(raws):
         p = kind.parse(r, 4)
         assert statuses[j] == p.status, r
-        if p.ok:
+        if p.scored:
             assert kind.unpack(values[j]) == pytest.approx(p.value), r
         else:
             assert np.isnan(values[j]).all() and kind.unpack(values[j]) is None, r

@@ -21,9 +21,13 @@ def preds(tmp_path):
 def test_score_json_document_shape(real_samples, preds, capsys):
     assert main(["score", str(real_samples), str(preds), "--json", "-q"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert list(doc) == ["models"]
+    assert list(doc) == ["profile", "models", "random", "warnings"]
+    assert doc["profile"] == "strict"
     m = doc["models"]["modelA"]
-    assert set(m) == {"columns", "avg", "counts", "unparsed"}
+    assert set(m) == {"columns", "avg", "counts", "unparsed", "parse"}
+    assert m["parse"] == {"ok": 4, "missing": 2}
+    assert doc["random"]["columns"]["ED_v"] == pytest.approx(100 / 6)
+    assert any(w["code"] == "prediction.missing" for w in doc["warnings"])
     assert list(m["columns"]) == list(COLUMN_KEYS)
     assert m["columns"]["ED_v"] == 100 and m["columns"]["EDist_v"] == pytest.approx(60)
     assert m["columns"]["Pos"] == pytest.approx(80) and m["columns"]["TDS_M"] == 0
@@ -47,9 +51,13 @@ def test_per_sample_file(real_samples, preds, tmp_path):
     rows = [json.loads(l) for l in out.read_text().splitlines()]
     assert len(rows) == 6
     ed = next(r for r in rows if r["uid"] == ED_UID)
-    assert ed == {"model": "modelA", "uid": ED_UID, "column": "ED_v", "ground_truth": "-134",
-                  "ground_truth_parsed": "-134", "prediction": "-120", "parsed": -120.0,
-                  "status": "ok", "error": 14.0, "score": 1.0}
+    assert ed == {"model": "modelA", "uid": ED_UID, "column": "ED_v", "kind": "angle", "ground_truth": -134.0,
+                  "ground_truth_raw": "-134", "prediction": -120.0, "prediction_raw": "-120",
+                  "status": "ok", "profile": "strict", "error": 14.0, "score": 1.0}
+    pos = next(r for r in rows if r["uid"] == POS_UID)
+    assert pos["ground_truth"] == [391.0, 698.0] and pos["prediction"] == [450.0, 780.0]
+    tds = next(r for r in rows if r["uid"] == TDSE_UID)
+    assert tds["ground_truth"] == "C" and tds["prediction"] == "C"
     missing = [r for r in rows if r["status"] == "missing"]
     assert len(missing) == 2 and all(r["score"] == 0 for r in missing)
 

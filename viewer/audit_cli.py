@@ -1,6 +1,6 @@
 """`gst-viewer audit` and `gst-viewer flags`: the ground-truth audit and reviewer flags from the shell.
 
-    gst-viewer audit RELEASE [--predictions P ...] [--json] [--checks id,id]
+    gst-viewer audit RELEASE [--predictions P ...] [--json] [--checks id,id] [--fail-on error|warning]
     gst-viewer flags export RELEASE --format csv|json [--output FILE] [--history]
     gst-viewer flags import RELEASE FILE
     gst-viewer flags set RELEASE UID [--verdict V] [--note TEXT]
@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from .core.diagnostics import UserError
 
@@ -30,7 +29,13 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the per-scene checks (default: the CPU count for large releases)")
     p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
+    p.add_argument("--fail-on", choices=("error", "warning", "never"), default="never",
+                   help="exit 1 when there are findings of this severity (warning: or worse), for CI; "
+                        "default never")
     args = p.parse_args(argv)
+    from .cli import check_prediction_args, check_release_arg
+    check_release_arg(args.release)
+    check_prediction_args(args.predictions)
 
     from .core.audit import parse_checks, run_audit
     from .core.session import open_session
@@ -48,7 +53,19 @@ def cmd_audit(argv: list[str]) -> int:
         print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
     else:
         print(format_report(report, limit=None if args.all else FINDINGS_SHOWN))
+    failing = fails_on(report, args.fail_on)
+    if failing:
+        print(f"gst-viewer: {failing} findings at or above --fail-on {args.fail_on}", file=sys.stderr)
+        return 1
     return 0
+
+
+FAIL_LEVELS = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
+
+
+def fails_on(report, level: str) -> int:
+    """How many findings are at or above `level` (error, warning, never)."""
+    return sum(1 for f in report.findings if f.severity in FAIL_LEVELS[level])
 
 
 def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
@@ -103,11 +120,14 @@ def cmd_flags(argv: list[str]) -> int:
     s.add_argument("--note", help="free text; an empty string clears it")
     args = p.parse_args(argv)
 
+    from .cli import check_release_arg, path_role
     from .core.flags import FlagStore
     from .core.flags_io import export_flags, import_flags
-
-    if not Path(args.release).expanduser().exists():
-        raise UserError(f"{args.release}: no such file or folder")
+    check_release_arg(args.release)
+    if path_role(args.release) != "release":
+        # Checked before the store opens: opening it would create annotations.sqlite there.
+        raise UserError(f"{args.release}: not a release (no questions.jsonl, questions.json or question.json); "
+                        "nothing written")
     store = FlagStore.for_release(args.release)
     try:
         if args.action == "export":

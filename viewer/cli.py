@@ -1,18 +1,22 @@
 """`gst-viewer`: the one entry point.
 
     gst-viewer [RELEASE] [--predictions P ...]   open the window (default: bundled demo)
-    gst-viewer score RELEASE PRED [PRED ...]     Table-1 leaderboard
+    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient]   Table-1 leaderboard
     gst-viewer make-demo OUT                     generate a demo release
     gst-viewer --selftest [--no-window]          check, headless, that the app works
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
     gst-viewer flags export RELEASE --format F   reviewer verdicts and notes
     gst-viewer render|clip|gallery RELEASE ...   figures, clips, task gallery (viewer/export_cli.py)
 
-User errors end in a one-line message on stderr and exit code 2, never a traceback.
+Exit codes (README "Exit codes"): 0 success; 1 the command ran but found what it was asked to
+fail on (`score`: an input could not be read or matched no question; `audit --fail-on`: findings of
+that severity); 2 a user error (bad arguments, nothing usable), as a one-line message on stderr,
+never a traceback; 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import os
@@ -22,6 +26,8 @@ from pathlib import Path
 from . import __version__
 from .core.diagnostics import UserError
 
+EXIT_OK = 0
+EXIT_FAILED = 1          # ran, but an input failed or findings crossed --fail-on
 EXIT_USER_ERROR = 2
 
 
@@ -33,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in commands:
             return commands[argv[0]](argv[1:])
+        if argv and argv[0] in ("-h", "--help"):
+            print(top_help(commands))
+            return EXIT_OK
+        if argv and not argv[0].startswith("-"):
+            _unknown_command(argv[0], commands)
         return cmd_open(argv)
     except UserError as e:
         print(f"gst-viewer: {e}", file=sys.stderr)
@@ -42,22 +53,145 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+# ------------------------------------------------------------------ help
+def top_help(commands: dict) -> str:
+    """`gst-viewer --help`: the window's usage, then every subcommand with its one line."""
+    width = max(len(name) for name in commands)
+    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--screenshot OUT.png]",
+             "       gst-viewer COMMAND ... (COMMAND --help for its options)",
+             "",
+             "Inspect GST-Bench releases and model predictions: without a command, open the window",
+             "(on the bundled demo when no release is given).",
+             "",
+             "commands:"]
+    for name, fn in commands.items():
+        lines.append(f"  {name.ljust(width)}  {summary_of(fn)}")
+    lines += ["",
+              "exit codes: 0 done; 1 done, but an input failed (score) or findings reached --fail-on (audit);",
+              "            2 user error (message on stderr); 130 interrupted"]
+    return "\n".join(lines)
+
+
+def summary_of(fn) -> str:
+    """A command's one line: the first line of its docstring."""
+    doc = (fn.__doc__ or "").strip()
+    return doc.splitlines()[0].rstrip(".") if doc else ""
+
+
+def _unknown_command(word: str, commands: dict) -> None:
+    """A first argument that is neither a command nor an existing path: say what was probably meant."""
+    if Path(word).expanduser().exists() or os.sep in word or "." in word:
+        return
+    close = difflib.get_close_matches(word, [c for c in commands if not c.startswith("-")], n=1, cutoff=0.6)
+    if close:
+        raise UserError(f"unknown command {word!r}; did you mean {close[0]!r}? (gst-viewer --help lists them)")
+    raise UserError(f"{word!r} is neither a command nor a file or folder (gst-viewer --help lists the commands)")
+
+
+# ------------------------------------------------------------------ what a path is
+def path_role(path: str | Path) -> str:
+    """What a path on the command line holds: "release", "predictions", "missing" or "other".
+
+    Looks only at names and the first record, so a swapped argument is named before anything loads.
+    """
+    from .core.release import QUESTION_FILE, ROOT_FILES
+    p = Path(path).expanduser()
+    if not p.exists():
+        return "missing"
+    if p.is_dir():
+        if any((p / f).is_file() for f in ROOT_FILES):
+            return "release"
+        for _, dirnames, filenames in os.walk(p):          # stops at the first question.json
+            if QUESTION_FILE in filenames:
+                return "release"
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        return "other"
+    if p.name.lower() in (*ROOT_FILES, QUESTION_FILE):
+        return "release"
+    if p.suffix.lower() in (".xlsx", ".tsv", ".csv"):
+        return "predictions"
+    rec = _first_record(p)
+    if not isinstance(rec, dict):
+        return "other"
+    if "task" in rec and ("texts" in rec or "images" in rec or "copied_video_path" in rec):
+        return "release"
+    from .core.predictions import PREDICTION_KEYS
+    if any(k in rec for k in (*PREDICTION_KEYS, "resps", "filtered_resps", "logs")):
+        return "predictions"
+    return "other"
+
+
+def _first_record(p: Path):
+    """The first JSON record of a JSON Lines or JSON file (read from its first 256 kB), or None."""
+    try:
+        with open(p, "rb") as f:
+            head = f.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in head.splitlines():
+        if line.strip():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                break
+            return rec[0] if isinstance(rec, list) and rec else rec
+    try:
+        doc = json.loads(head)
+    except ValueError:
+        return None
+    return doc[0] if isinstance(doc, list) and doc else doc
+
+
+def check_release_arg(release: str | Path) -> None:
+    """UserError when the release argument is missing or is a prediction file."""
+    role = path_role(release)
+    if role == "missing":
+        raise UserError(f"{release}: no such file or folder")
+    if role == "predictions":
+        raise UserError(f"{release} is a prediction file, not a release: give the release folder first, "
+                        f"then the predictions (-p {release})")
+
+
+def check_prediction_args(predictions: list[str]) -> None:
+    """UserError when a prediction argument is a release (arguments swapped or mistyped)."""
+    for p in predictions:
+        if path_role(p) == "release":
+            raise UserError(f"{p} is a release, not a prediction file: the release comes first, "
+                            "then the prediction files")
+
+
 # ------------------------------------------------------------------ score
 def cmd_score(argv: list[str]) -> int:
+    """Score prediction files against a release: the paper's Table 1, or JSON."""
     p = argparse.ArgumentParser(prog="gst-viewer score",
-                                description="Score prediction files against a release, as Table 1 of the paper.")
+                                description="Score prediction files against a release, as Table 1 of the paper. "
+                                            "Exit code 1 when a prediction file could not be read or matched "
+                                            "no question (the table is printed for the others).")
     p.add_argument("release", help="release folder (or its questions file)")
-    p.add_argument("predictions", nargs="+", help="prediction files: JSONL, lmms-eval logs, VLMEvalKit TSV/XLSX")
-    p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
-    p.add_argument("--per-sample", metavar="FILE.jsonl", help="write one line per (model, question)")
+    p.add_argument("predictions", nargs="*", default=[],
+                   help="prediction files: JSONL, lmms-eval logs, VLMEvalKit TSV/XLSX")
+    p.add_argument("--predictions", "-p", dest="more", nargs="+", action="extend", default=[], metavar="PRED",
+                   help="prediction files, as the other commands take them")
+    p.add_argument("--parser", choices=("strict", "lenient"), default="strict",
+                   help="strict (default): the contract's rules on the final answer; lenient: also what a "
+                        "grader would accept, each rescue with its own status (docs/data-format.md)")
+    p.add_argument("--json", action="store_true", help="print the leaderboard as JSON (docs/score.schema.json)")
+    p.add_argument("--per-sample", metavar="FILE.jsonl",
+                   help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
     args = p.parse_args(argv)
+    predictions = args.predictions + args.more
+    if not predictions:
+        p.error("give at least one prediction file")
+    check_release_arg(args.release)
+    check_prediction_args(predictions)
 
     from .core.session import open_session
     from .textprogress import ProgressBar
 
-    with ProgressBar("scoring", len(args.predictions), min_total=4) as bar:
-        session = open_session(args.release, args.predictions, progress=bar)
+    with ProgressBar("scoring", len(predictions), min_total=4) as bar:
+        session = open_session(args.release, predictions, progress=bar, profile=args.parser)
+    failed = _failed_inputs(session)
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")
@@ -71,7 +205,19 @@ def cmd_score(argv: list[str]) -> int:
         print(json.dumps(board, indent=2, allow_nan=False))
     else:
         print(format_table(board, session.random_row()))
-    return 0
+    for why in failed:
+        print(f"gst-viewer: {why}", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _failed_inputs(session) -> list[str]:
+    """Why the run must exit 1: prediction files that could not be read, or matched no question."""
+    out = [d.message for d in session.diagnostics.with_code("prediction.unreadable")]
+    for r in session.results:
+        if r.unknown_uids and not (r.status != "missing").any():
+            out.append(f"{r.source}: none of the {len(r.unknown_uids)} predictions of {r.model!r} "
+                       "matches a question of this release")
+    return out
 
 
 def format_table(board: dict, random_row: dict | None = None) -> str:
@@ -103,21 +249,24 @@ def format_table(board: dict, random_row: dict | None = None) -> str:
 
 
 def _write_per_sample(session, path: Path) -> None:
+    """One JSON line per (model, question), typed as docs/per-sample.schema.json says: truth and
+    prediction as their kind writes them in JSON (numbers, [x, y], letters), raw texts beside them."""
+    from .core.answers import is_scored
     from .core.atomic import atomic_write_text
     release = session.release
     out = []
     for r in session.results:
         for i, q in enumerate(release.questions):
             kind = q.kind
-            parsed = None
-            if kind is not None and r.status[i] == "ok":
-                parsed = list(r.answer[i]) if kind.width == 2 else float(r.answer[i, 0])
+            status = r.status[i]
             out.append(json.dumps({
                 "model": r.model, "uid": q.uid,
                 "column": q.column.key if q.column else None,
-                "ground_truth": q.answer_raw,
-                "ground_truth_parsed": kind.format(q.truth.value) if kind and q.truth.ok else None,
-                "prediction": r.raw[i], "parsed": parsed, "status": r.status[i],
+                "kind": kind.name if kind else None,
+                "ground_truth": kind.json_value(q.truth.value) if kind and q.truth.ok else None,
+                "ground_truth_raw": q.answer_raw,
+                "prediction": kind.json_value(r.parsed(release, i)) if kind and is_scored(status) else None,
+                "prediction_raw": r.raw[i], "status": status, "profile": r.profile,
                 "error": _num(r.error[i]), "score": _num(r.score[i]),
             }, ensure_ascii=False))
     try:
@@ -141,6 +290,7 @@ def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> None:
 
 # ------------------------------------------------------------------ demo
 def cmd_make_demo(argv: list[str]) -> int:
+    """Generate a demo release with 3D scenes, videos and simulated models' predictions."""
     p = argparse.ArgumentParser(prog="gst-viewer make-demo",
                                 description="Generate a demo release with 3D scenes, videos and predictions.")
     p.add_argument("out", help="output folder")
@@ -157,13 +307,20 @@ def cmd_make_demo(argv: list[str]) -> int:
 
 # ------------------------------------------------------------------ audit, flags
 def cmd_audit(argv: list[str]) -> int:
+    """Audit the ground truth against the scenes' geometry (--fail-on for CI)."""
     from .audit_cli import cmd_audit as run
     return run(argv)
 
 
 def cmd_flags(argv: list[str]) -> int:
+    """Reviewer verdicts and notes: export, import, set."""
     from .audit_cli import cmd_flags as run
     return run(argv)
+
+
+_EXPORT_SUMMARIES = {"cmd_render": "A figure of one question: map, panel or 3D still (PNG, SVG, PDF).",
+                     "cmd_clip": "A short clip of one question (MP4 or GIF).",
+                     "cmd_gallery": "One slide per Table-1 task and a grid of all, for talks."}
 
 
 def _export(name: str):
@@ -171,11 +328,13 @@ def _export(name: str):
     def run(argv: list[str]) -> int:
         from . import export_cli
         return getattr(export_cli, name)(argv)
+    run.__doc__ = _EXPORT_SUMMARIES.get(name, "")
     return run
 
 
 # ------------------------------------------------------------------ selftest
 def cmd_selftest(argv: list[str]) -> int:
+    """Check, headless, that the app works on this machine."""
     from .selftest import main as selftest_main
     return selftest_main(argv)
 
@@ -195,8 +354,8 @@ def cmd_open(argv: list[str]) -> int:
 
     from .assets import default_predictions, default_release
     release = args.release or default_release()
-    if not Path(release).expanduser().exists():
-        raise UserError(f"{release}: no such file or folder")
+    check_release_arg(release)
+    check_prediction_args(args.predictions or [])
     predictions = args.predictions
     if predictions is None:
         # As `render` does: a release that carries its models' answers opens with them.

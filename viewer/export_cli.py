@@ -28,8 +28,11 @@ def _common(p: argparse.ArgumentParser, uid: bool = True) -> None:
 
 def _session(args):
     from .assets import default_predictions
+    from .cli import check_prediction_args, check_release_arg
     from .core.session import open_session
     from .core.showcase import choose_models
+    check_release_arg(args.release)
+    check_prediction_args(args.predictions or [])
     preds = args.predictions if args.predictions is not None else default_predictions(Path(args.release))
     session = open_session(args.release, preds)
     for d in session.diagnostics.of_level("error"):

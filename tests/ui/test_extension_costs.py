@@ -43,7 +43,7 @@ class RoomKind(AnswerKind):
     width = 2                 # stored as the box's centre; the truth keeps its box
     chart = None
 
-    def parse(self, raw, n_options=4):
+    def parse(self, raw, n_options=4, profile="strict"):
         try:
             x0, y0, x1, y1 = (float(v) for v in str(raw).split())
         except ValueError:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-# Status codes. OK is the only one that is scored on its merits.
+# Status codes. A prediction is scored on its merits when its status is in SCORED;
+# any other status scores 0 (see `is_scored`).
 OK = "ok"
 MISSING = "missing"              # no prediction for this question
 EMPTY = "empty"                  # an empty or whitespace-only answer
@@ -23,7 +24,13 @@ NO_LETTER = "no_letter"
 AMBIGUOUS_LETTER = "ambiguous_letter"
 LETTER_OUT_OF_RANGE = "letter_out_of_range"
 NOT_FINITE = "not_finite"
-OUT_OF_RANGE = "out_of_range"    # only for ground truth: angle/point outside its domain
+OUT_OF_RANGE = "out_of_range"    # an angle outside -180..180, a point outside 0..999, a negative distance
+SEVERAL_NUMBERS = "several_numbers"   # the final answer holds more numbers than the answer needs
+# Rescues, only under the lenient profile: each is what a human grader would accept.
+DECIMAL_COMMA = "decimal_comma"            # "3,5 m" read as 3.5
+SIGN_FROM_WORDS = "sign_from_words"        # "10 degrees to the right" read as -10
+UNIT_INTERVAL_POINT = "unit_interval_point"  # "x=0.059, y=0.587" read as (58.9, 586.4)
+UNIT_CONVERTED = "unit_converted"          # "250 cm" read as 2.5 (metres)
 
 STATUS_TEXT = {
     OK: "parsed",
@@ -35,8 +42,45 @@ STATUS_TEXT = {
     AMBIGUOUS_LETTER: "several different option letters",
     LETTER_OUT_OF_RANGE: "letter is not one of the options",
     NOT_FINITE: "number is NaN or infinite",
-    OUT_OF_RANGE: "value outside the answer's range",
+    OUT_OF_RANGE: "value outside the answer's range (scored as read)",
+    SEVERAL_NUMBERS: "several numbers in the final answer; the rule's one is scored",
+    DECIMAL_COMMA: "lenient: a decimal comma read as a point",
+    SIGN_FROM_WORDS: "lenient: 'right' (or clockwise) made the angle negative",
+    UNIT_INTERVAL_POINT: "lenient: a point in 0..1 scaled to 0..999",
+    UNIT_CONVERTED: "lenient: cm, mm or ft converted to metres",
 }
+
+# Statuses whose value is scored as read (the others score 0). Suspect answers are scored and
+# flagged; the lenient rescues only ever occur under the lenient profile.
+RESCUES = frozenset({DECIMAL_COMMA, SIGN_FROM_WORDS, UNIT_INTERVAL_POINT, UNIT_CONVERTED})
+SCORED = frozenset({OK, SEVERAL_NUMBERS, OUT_OF_RANGE}) | RESCUES
+
+
+def is_scored(status: str) -> bool:
+    """Whether an answer with this status is scored on its value (else it scores 0)."""
+    return status in SCORED
+
+
+def scored_mask(statuses: np.ndarray) -> np.ndarray:
+    """is_scored over an object array of statuses."""
+    return np.isin(statuses, list(SCORED))
+
+
+# Parse profiles. Both read the final answer (`final_answer`); lenient adds the rescues.
+STRICT = "strict"
+LENIENT = "lenient"
+PROFILES = {
+    STRICT: "the contract's rules on the final answer; the default, for leaderboards",
+    LENIENT: "strict plus what a human grader would accept (decimal commas, direction words, "
+             "points in 0..1, cm/mm/ft), each rescue with its own status; a diagnostic",
+}
+
+
+def check_profile(profile: str) -> str:
+    if profile not in PROFILES:
+        raise ValueError(f"unknown parse profile {profile!r}; known: {', '.join(PROFILES)}")
+    return profile
+
 
 # A minus is '-', U+2212 or U+2013 directly before the digits (the GST prompt
 # itself writes "–180°").
@@ -54,6 +98,56 @@ _LETTER_AFTER_KEY_RE = re.compile(
     r"(?i:answer|option|choice)\s*(?i:is|would be|:)?\s*[:\-]?\s*[(\[]?\s*([A-Z])\s*[)\]]?(?![A-Za-z])")
 _LETTER_STANDALONE_RE = re.compile(r"(?<![A-Za-z])[(\[]?([A-Z])[)\]]?(?![A-Za-z'])")
 
+# ------------------------------------------------------------ the final answer
+# Reasoning models think aloud first; only what they give as the answer counts.
+_THINK_RE = re.compile(r"<think>.*", re.I | re.S)
+_THINK_CLOSE_RE = re.compile(r"</think>", re.I)
+_BOXED = "\\boxed{"
+# "Answer: 131", "**Answer:** 131", "The answer is 131", "Final answer: 131", "**Final Answer**\n131".
+_MARKER_RE = re.compile(r"\b(?:(?:final\s+)?answer\s*\**\s*[:\uff1a]|final\s+answer(?:\s+is)?\b|"
+                        r"(?:the\s+)?answer\s+is\b)", re.I)
+_LEFTOVER = " \t\r\n*:.\uff1a"
+
+
+def final_answer(text: str) -> str:
+    """The part of a model's text that is its answer.
+
+    <think>…</think> blocks are removed (an unclosed <think> runs to the end),
+    then the content of the last \\boxed{…} is taken if there is one, else the
+    text from the last answer marker on ("Answer:", "The answer is", "Final
+    answer"). A marker with nothing after it ("… is my final answer") keeps the
+    text before it. Cheap substring tests keep plain answers off the regexes.
+    """
+    if "think>" in text.lower():
+        text = _THINK_CLOSE_RE.split(text)[-1]        # everything before the last </think> is reasoning
+        text = _THINK_RE.sub(" ", text)                # an unclosed <think> runs to the end
+    if "\\boxed{" in text:
+        boxed = _last_boxed(text)
+        if boxed is not None:
+            return boxed
+    if "answer" in text.lower():
+        markers = list(_MARKER_RE.finditer(text))
+        if markers:
+            last = markers[-1]
+            # The marker stays: it is what "Answer: C" is read by, and holds no digits.
+            return text[last.start():] if text[last.end():].strip(_LEFTOVER) else text[:last.start()]
+    return text
+
+
+def _last_boxed(text: str) -> str | None:
+    """The content of the last \\boxed{…}, braces balanced; None when it does not close."""
+    start = text.rfind(_BOXED) + len(_BOXED)
+    depth = 1
+    for k in range(start, len(text)):
+        c = text[k]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:k]
+    return None
+
 
 @dataclass(frozen=True)
 class Parsed:
@@ -64,10 +158,9 @@ class Parsed:
     def ok(self) -> bool:
         return self.status == OK
 
-
-def _finite(value) -> Parsed:
-    """A parsed number or point, unless a number in it overflowed (400 nines read as inf)."""
-    return Parsed(value, OK) if all(math.isfinite(v) for v in np.atleast_1d(value)) else Parsed(None, NOT_FINITE)
+    @property
+    def scored(self) -> bool:
+        return self.status in SCORED
 
 
 def _to_float(sign: str, digits: str) -> float:
@@ -84,8 +177,84 @@ def _first_numbers(text: str, n: int) -> list[float]:
     return out
 
 
-def parse_number(raw: Any) -> Parsed:
-    """Angle or distance: the first number in the text."""
+# --------------------------------------------------------------- numbers
+@dataclass
+class Reading:
+    """The number an answer is read as, where it ends in the final answer, and how it was read.
+
+    A lenient rescue (`rescue_*`) looks at the text around the number and may
+    change the value, move `end` past what it consumed, and set `status`.
+    """
+    text: str
+    start: int
+    end: int
+    value: float
+    signed: bool
+    status: str = OK
+
+
+def rescue_decimal_comma(r: Reading) -> None:
+    """ "3,5 m": a comma and one, two or four-plus digits, then a unit, is a decimal comma
+    (three digits, as in "1,500 mm", read as a thousands separator are left alone)."""
+    m = _DECIMAL_COMMA_RE.match(r.text, r.end)
+    if m and "." not in r.text[r.start:r.end]:
+        whole = float(r.text[r.start:r.end].lstrip("-\u2212\u2013"))
+        r.value = math.copysign(whole + float("0." + m.group(1)), -1.0 if r.signed else 1.0)
+        r.end = m.end(1)
+        r.status = DECIMAL_COMMA
+
+
+def rescue_sign_from_words(r: Reading) -> None:
+    """An unsigned angle with "right" (or "clockwise") and no "left": right turns are negative."""
+    if r.signed or r.value == 0:
+        return
+    words = {_DIRECTIONS[w.lower()] for w in _DIRECTION_RE.findall(r.text)}
+    if words == {-1.0}:
+        r.value = -r.value
+        r.status = SIGN_FROM_WORDS
+
+
+def rescue_unit_to_metres(r: Reading) -> None:
+    """ "250 cm", "1500 mm", "8 ft" converted to metres."""
+    m = _UNIT_RE.match(r.text, r.end)
+    if m:
+        r.value *= _METRES_PER[m.group(1).lower()[:2]]
+        r.end = m.end()
+        r.status = UNIT_CONVERTED
+
+
+_UNIT_WORDS = r"(?:m\b|meters?\b|metres?\b|cm\b|mm\b|ft\b|feet\b|foot\b|°|deg|degrees?\b)"
+_DECIMAL_COMMA_RE = re.compile(r",(\d{1,2}|\d{4,})(?=\s*" + _UNIT_WORDS + ")", re.I)
+_UNIT_RE = re.compile(r"\s*(cm|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|ft|feet|foot)\b", re.I)
+_METRES_PER = {"cm": 0.01, "ce": 0.01, "mm": 0.001, "mi": 0.001, "ft": 0.3048, "fe": 0.3048, "fo": 0.3048}
+_DIRECTION_RE = re.compile(r"\b(left|right|counter-?clockwise|anti-?clockwise|clockwise)\b", re.I)
+_DIRECTIONS = {"left": 1.0, "right": -1.0, "clockwise": -1.0, "counterclockwise": 1.0, "counter-clockwise": 1.0,
+               "anticlockwise": 1.0, "anti-clockwise": 1.0}
+
+
+def parse_number(raw: Any, profile: str = STRICT, rescues: tuple = ()) -> Parsed:
+    """Angle or distance: the first number of the final answer (see `_parse_number`)."""
+    return _finite_or_not(_parse_number(raw, profile, rescues))
+
+
+def _parse_point(raw: Any, profile: str = STRICT) -> Parsed:
+    """A map point: `<point>x y</point>`, else the first two numbers (see `_parse_point`)."""
+    return _finite_or_not(_parse_point(raw, profile))
+
+
+def _finite_or_not(p: Parsed) -> Parsed:
+    """A scored value with a number beyond float range (400 nines read as inf) is no answer: not_finite."""
+    if p.status in SCORED and not all(math.isfinite(v) for v in np.atleast_1d(p.value)):
+        return Parsed(None, NOT_FINITE)
+    return p
+
+
+def _parse_number(raw: Any, profile: str = STRICT, rescues: tuple = ()) -> Parsed:
+    """Angle or distance: the first number in the final answer.
+
+    `several_numbers` when the final answer holds other numbers; under the
+    lenient profile each of `rescues` (functions of a `Reading`) may rescue it.
+    """
     if isinstance(raw, bool) or raw is None:
         return Parsed(None, EMPTY if raw is None else NO_NUMBER)
     if isinstance(raw, (int, float)):
@@ -94,14 +263,33 @@ def parse_number(raw: Any) -> Parsed:
     text = str(raw)
     if not text.strip():
         return Parsed(None, EMPTY)
-    nums = _first_numbers(text, 1)
-    if not nums:
+    if _bare_number(text):
+        return Parsed(float(text), OK)
+    text = final_answer(text)
+    if not text.strip():
+        return Parsed(None, EMPTY)
+    matches = list(_NUM_RE.finditer(text))
+    if not matches:
         return Parsed(None, NOT_FINITE if _NONFINITE_RE.match(text) else NO_NUMBER)
-    return _finite(nums[0])
+    m = matches[0]
+    r = Reading(text, m.start(), m.end(), _to_float(m.group(1), m.group(2)), bool(m.group(1)))
+    if profile == LENIENT:
+        for rescue in rescues:
+            rescue(r)
+    if r.status == OK and any(_to_float(o.group(1), o.group(2)) != r.value
+                              for o in matches[1:] if o.start() >= r.end):
+        r.status = SEVERAL_NUMBERS
+    return Parsed(r.value, r.status)
 
 
-def parse_point(raw: Any) -> Parsed:
-    """`<point>x y</point>`, else the first two numbers in the text."""
+# ---------------------------------------------------------------- points
+def _parse_point(raw: Any, profile: str = STRICT) -> Parsed:
+    """`<point>x y</point>`, else the first two numbers in the final answer.
+
+    `several_numbers` when there are several different `<point>`s, or no
+    `<point>` and more than two numbers. Lenient: two numbers in 0..1, written
+    with a decimal point, are scaled by 999 (`unit_interval_point`).
+    """
     if isinstance(raw, (list, tuple)) and len(raw) == 2:
         try:
             x, y = float(raw[0]), float(raw[1])
@@ -113,22 +301,43 @@ def parse_point(raw: Any) -> Parsed:
     text = str(raw)
     if not text.strip():
         return Parsed(None, EMPTY)
-    m = _POINT_RE.search(text)
-    if m:
-        return _finite((_to_float(m.group(1), m.group(2)), _to_float(m.group(3), m.group(4))))
-    nums = _first_numbers(text, 2)
-    if len(nums) < 2:
+    xy = _tagged_point(text)
+    if xy is not None:
+        return Parsed(xy, OK)
+    text = final_answer(text)
+    if not text.strip():
+        return Parsed(None, EMPTY)
+    tags = list(_POINT_RE.finditer(text))
+    if tags:
+        m = tags[0]
+        xy = (_to_float(m.group(1), m.group(2)), _to_float(m.group(3), m.group(4)))
+        several = any(t.group(0).lower() != m.group(0).lower() for t in tags[1:])
+        return Parsed(xy, SEVERAL_NUMBERS if several else OK)
+    matches = list(_NUM_RE.finditer(text))
+    if len(matches) < 2:
         return Parsed(None, NO_POINT)
-    return _finite((nums[0], nums[1]))
+    a, b = matches[0], matches[1]
+    xy = (_to_float(a.group(1), a.group(2)), _to_float(b.group(1), b.group(2)))
+    if profile == LENIENT and "." in a.group(2) + b.group(2) and all(0.0 <= c <= 1.0 for c in xy):
+        return Parsed((xy[0] * 999.0, xy[1] * 999.0), UNIT_INTERVAL_POINT)
+    return Parsed(xy, SEVERAL_NUMBERS if len(matches) > 2 else OK)
 
 
-def parse_choice(raw: Any, n_options: int = 4) -> Parsed:
-    """An option letter standing alone; value is the 0-based option index."""
+# --------------------------------------------------------------- choices
+def parse_choice(raw: Any, n_options: int = 4, profile: str = STRICT) -> Parsed:
+    """An option letter standing alone in the final answer; value is the 0-based option index.
+
+    Both profiles read letters alike: a grader would not accept more.
+    """
     if raw is None:
         return Parsed(None, EMPTY)
     text = str(raw).strip()
     if not text:
         return Parsed(None, EMPTY)
+    if len(text) > 3:                      # "C", "(C)", "C." need no extraction
+        text = final_answer(text).strip()
+        if not text:
+            return Parsed(None, EMPTY)
     letter = None
     for rx in (_LETTER_ALONE_RE, _LETTER_LEAD_RE, _LETTER_AFTER_KEY_RE):
         m = rx.search(text)
@@ -166,47 +375,44 @@ def _cached(keys: list, one, cache: dict | None) -> list:
     return [cache[k] for k in keys]
 
 
-def parse_numbers_many(raws: list, cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
-    """parse_number over a list: values (NaN if unparsed) and statuses.
+def parse_numbers_many(raws: list, cache: dict | None = None, profile: str = STRICT,
+                       rescues: tuple = ()) -> tuple[np.ndarray, list[str]]:
+    """parse_number over a list: values (NaN if not scored) and statuses.
 
     Same results as calling parse_number on each item; the common case (a bare
     number) takes a fast path because scoring a leaderboard parses tens of
-    thousands of answers. `cache` (a dict the caller keeps, e.g. across models)
-    remembers parses, which repeat a lot ("90", "2.5").
+    thousands of answers. `cache` (a dict the caller keeps, e.g. across models,
+    one per kind and profile) remembers parses, which repeat a lot ("90", "2.5").
     """
     # Keys carry the type so that True, 1 and 1.0 (equal as dict keys) stay apart.
     keys = [r if type(r) is str else (type(r), r) for r in raws]
-    pairs = _cached(keys, _number_pair, cache)
+
+    def one(key) -> tuple[float, str]:
+        r = key if type(key) is str else key[1]
+        if type(r) is str and _bare_number(r):
+            # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
+            v = float(r)
+            if math.isfinite(v):                     # 400 nines read as inf: the slow path says not_finite
+                return v, OK
+        p = parse_number(r, profile, rescues)
+        return (p.value if p.status in SCORED else math.nan), p.status
+
+    pairs = _cached(keys, one, cache)
     return np.array([p[0] for p in pairs], float), [p[1] for p in pairs]
 
 
-def parse_choices_many(raws: list, n_options: list[int], cache: dict | None = None) -> tuple[np.ndarray, list[str]]:
+def parse_choices_many(raws: list, n_options: list[int], cache: dict | None = None,
+                       profile: str = STRICT) -> tuple[np.ndarray, list[str]]:
     """parse_choice over a list (with each question's number of options): indices (NaN if unparsed), statuses."""
     keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, n_options)]
     pairs = _cached(keys, _choice_pair, cache)
     return np.array([p[0] for p in pairs], float), [p[1] for p in pairs]
 
 
-def _number_pair(key) -> tuple[float, str]:
-    r = key if type(key) is str else key[1]
-    if type(r) is str:
-        if _bare_number(r):
-            # A bare number, as the prompts ask for: float() reads it exactly as the regex would.
-            v = float(r)
-            return (v, OK) if math.isfinite(v) else (math.nan, NOT_FINITE)
-        m = _NUM_RE.search(r)
-        if m:
-            sign, digits = m.groups()
-            v = -float(digits) if sign else float(digits)
-            return (v, OK) if math.isfinite(v) else (math.nan, NOT_FINITE)
-    p = parse_number(r)
-    return (p.value if p.status == OK else math.nan), p.status
-
-
 def _choice_pair(key) -> tuple[float, str]:
     r, k = (key[0], key[1]) if len(key) == 2 else (key[1], key[2])
     p = parse_choice(r, k)
-    return (p.value if p.status == OK else math.nan), p.status
+    return (p.value if p.status in SCORED else math.nan), p.status
 
 
 def _bare_number(s: str) -> bool:
@@ -222,33 +428,30 @@ def _tagged_point(r) -> tuple[float, float] | None:
     parts = r[7:-8].replace(",", " ").split()
     if len(parts) != 2 or not (_bare_number(parts[0]) and _bare_number(parts[1])):
         return None
-    return float(parts[0]), float(parts[1])
+    x, y = float(parts[0]), float(parts[1])
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
-def parse_points_many(raws: list) -> tuple[np.ndarray, list[str]]:
-    """parse_point over a list: (n, 2) points (NaN if unparsed) and statuses; `<point>` forms skip the regex."""
-    search = _POINT_RE.search
+def parse_points_many(raws: list, cache: dict | None = None,
+                      profile: str = STRICT) -> tuple[np.ndarray, list[str]]:
+    """parse_point over a list: (n, 2) points (NaN if not scored) and statuses; `<point>` forms skip the regex."""
     nan = math.nan
     xs, ys = [nan] * len(raws), [nan] * len(raws)
     statuses = [OK] * len(raws)
+    rest = []
     for j, r in enumerate(raws):
         xy = _tagged_point(r)
-        if xy is not None:
+        if xy is None:
+            rest.append(j)
+        else:
             xs[j], ys[j] = xy
-            continue
-        m = search(r) if type(r) is str else None
-        if m:
-            sx, x, sy, y = m.groups()
-            xs[j] = -float(x) if sx else float(x)
-            ys[j] = -float(y) if sy else float(y)
-            continue
-        p = parse_point(raws[j])
-        statuses[j] = p.status
-        if p.status == OK:
-            xs[j], ys[j] = p.value
-    points = np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2)
-    overflowed = np.flatnonzero(np.isinf(points).any(axis=1))
-    for j in overflowed.tolist():                    # digits beyond float range read as inf: not an answer
-        points[j] = np.nan
-        statuses[j] = NOT_FINITE
-    return points, statuses
+    if rest:
+        def one(key) -> Parsed:
+            return parse_point(key if type(key) is str else key[1], profile)
+
+        keys = [raws[j] if type(raws[j]) is str else (type(raws[j]), raws[j]) for j in rest]
+        for j, p in zip(rest, _cached(keys, one, cache)):
+            statuses[j] = p.status
+            if p.status in SCORED:
+                xs[j], ys[j] = p.value
+    return np.column_stack([np.array(xs, float), np.array(ys, float)]).reshape(len(raws), 2), statuses

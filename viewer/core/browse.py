@@ -12,20 +12,24 @@ from itertools import repeat
 
 import numpy as np
 
-from .answers import MISSING, OK, STATUS_TEXT
+from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
 from .evaluate import ModelResult
 from .release import Release, natural_key
 from .tasks import COLUMNS
 
-# Parse-status filter choices: name -> what it keeps (for the selected model).
+# Parse-status filter choices: name -> what it keeps (for the selected model). Besides these
+# groups, every parse status (answers.STATUS_TEXT, e.g. "several_numbers") filters for itself.
 STATUS_FILTERS = {
     "any": "every question",
     "failed": "score below 1 (wrong, unparsed or missing)",
     "wrong": "score 0",
-    "parsed": "the answer parsed",
+    "parsed": "the answer is scored (parsed, possibly flagged)",
+    "flagged": "scored but suspect: several numbers, out of range, or a lenient rescue",
     "unparsed": "an answer that does not parse",
     "missing": "no answer from the model",
 }
+STATUS_FILTERS.update({s: f"status {s}: {text}" for s, text in STATUS_TEXT.items()
+                       if s not in STATUS_FILTERS and s != MISSING})
 
 # Reviewer-verdict filter choices (flags.VERDICTS keys keep questions with that verdict).
 VERDICT_FILTERS = {
@@ -159,7 +163,7 @@ class BrowseIndex:
         if name == "error":
             return r.error
         if name == "answer":
-            return np.where(r.status == OK, _sort_key(r.answer), np.nan)
+            return np.where(r.scored, _sort_key(r.answer), np.nan)
         raise ValueError(f"unknown sort key {key!r}")
 
 
@@ -185,14 +189,18 @@ def _status_mask(r: ModelResult, status: str) -> np.ndarray:
     if status == "wrong":
         with np.errstate(invalid="ignore"):
             return r.score == 0.0
-    ok = r.status == OK
+    scored = scored_mask(r.status)
     missing = r.status == MISSING
     if status == "parsed":
-        return ok
+        return scored
+    if status == "flagged":
+        return scored & (r.status != OK)
     if status == "unparsed":
-        return ~ok & ~missing & (r.status != "unscored")
+        return ~scored & ~missing & (r.status != "unscored")
     if status == "missing":
         return missing
+    if status in STATUS_TEXT:
+        return r.status == status
     raise ValueError(f"unknown status filter {status!r}")
 
 
@@ -228,7 +236,7 @@ def truth_text(release: Release, i: int) -> str:
 
 def answer_text(r: ModelResult, release: Release, i: int) -> str:
     status = r.status[i]
-    if status == OK:
+    if is_scored(status):
         return release.questions[i].kind.text(r.parsed(release, i))
     if status == MISSING:
         return "(missing)"

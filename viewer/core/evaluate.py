@@ -1,12 +1,13 @@
 """Scoring a model's predictions against a release, and the Table 1 leaderboard."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 
 import numpy as np
 
-from .answers import MISSING, OK
+from .answers import LENIENT, MISSING, RESCUES, STRICT, check_profile, is_scored, scored_mask
 from .diagnostics import Diagnostics
 from .kinds import WIDTH
 from .predictions import PredictionSet
@@ -26,13 +27,23 @@ class ModelResult:
     error: np.ndarray              # degrees, relative error, normalised units, 0/1; NaN if none
     unknown_uids: list[str] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    profile: str = STRICT          # the parse profile the answers were read with (answers.PROFILES)
 
     def parsed(self, release: Release, i: int):
-        """The parsed answer to question i as its kind gives it (float, (x, y), option index), or None."""
+        """The scored answer to question i as its kind gives it (float, (x, y), option index), or None."""
         kind = release.questions[i].kind
-        if kind is None or self.status[i] != OK:
+        if kind is None or not is_scored(self.status[i]):
             return None
         return kind.unpack(self.answer[i])
+
+    @property
+    def scored(self) -> np.ndarray:
+        """Per question, whether the answer is scored on its value (answers.SCORED)."""
+        return scored_mask(self.status)
+
+    def parse_counts(self) -> dict[str, int]:
+        """How many answers got each parse status (questions of unknown tasks left out), most common first."""
+        return dict(Counter(s for s in self.status.tolist() if s != "unscored").most_common())
 
     @property
     def missing(self) -> np.ndarray:
@@ -41,8 +52,7 @@ class ModelResult:
     @property
     def unparsed(self) -> int:
         """Predictions present but not parseable for their task."""
-        return int(np.sum((self.status != OK) & (self.status != MISSING)
-                          & (self.status != "unscored")))
+        return int(np.sum(~self.scored & (self.status != MISSING) & (self.status != "unscored")))
 
     def column_scores(self, release: Release) -> dict[str, float | None]:
         return column_means(release, self.score)
@@ -67,9 +77,11 @@ def average(columns: dict[str, float | None]) -> float | None:
 
 
 def evaluate(release: Release, preds: PredictionSet,
-             parse_cache: dict[str, dict] | None = None) -> ModelResult:
-    """Score one model. Pass the same `parse_cache` when scoring several models:
-    their answers repeat, and each distinct one is then parsed once."""
+             parse_cache: dict | None = None, profile: str = STRICT) -> ModelResult:
+    """Score one model, reading its answers under `profile` (answers.PROFILES). Pass the same
+    `parse_cache` when scoring several models: their answers repeat, and each distinct one is
+    then parsed once."""
+    check_profile(profile)
     n = len(release)
     keys = list(preds.raw)
     answers = list(preds.raw.values())
@@ -90,19 +102,7 @@ def evaluate(release: Release, preds: PredictionSet,
     present = np.zeros(n, bool)
     present[found[ok]] = True
 
-    status = np.full(n, MISSING, dtype=object)
-    answer = np.full((n, WIDTH), np.nan)
-    kinds = column_kinds(release)
-    status[present & (kinds < 0)] = "unscored"
-    for code, kind in enumerate(_KINDS):
-        idx = np.flatnonzero(present & (kinds == code))
-        if not len(idx):
-            continue
-        cache = None if parse_cache is None else parse_cache.setdefault(kind.name, {})
-        vals, stats = kind.parse_many(raw[idx].tolist(), release.n_options[idx].tolist(), cache)
-        status[idx] = stats
-        answer[idx] = vals
-
+    status, answer = parse_answers(release, raw, present, profile, parse_cache)
     score, error = score_all(release, answer)
     diags = Diagnostics()
     diags.extend(preds.diagnostics)
@@ -118,7 +118,63 @@ def evaluate(release: Release, preds: PredictionSet,
         diags.info("some predictions carry no uid and were matched by their position "
                    "(doc_id / index) in the release", preds.source, code="prediction.matched_by_position")
     return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
-                       unknown, diags)
+                       unknown, diags, profile)
+
+
+def parse_answers(release: Release, raw: np.ndarray, present: np.ndarray, profile: str,
+                  parse_cache: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each present answer read by its question's kind under `profile`: statuses and (n, WIDTH) values."""
+    n = len(release)
+    status = np.full(n, MISSING, dtype=object)
+    answer = np.full((n, WIDTH), np.nan)
+    kinds = column_kinds(release)
+    status[present & (kinds < 0)] = "unscored"
+    for code, kind in enumerate(_KINDS):
+        idx = np.flatnonzero(present & (kinds == code))
+        if not len(idx):
+            continue
+        cache = None if parse_cache is None else parse_cache.setdefault((kind.name, profile), {})
+        vals, stats = kind.parse_many(raw[idx].tolist(), release.n_options[idx].tolist(), cache, profile)
+        status[idx] = stats
+        answer[idx] = vals
+    return status, answer
+
+
+def reparse(release: Release, result: ModelResult, profile: str, parse_cache: dict | None = None) -> ModelResult:
+    """The same model's answers read under another profile (diagnostics and unknown uids kept)."""
+    check_profile(profile)
+    if profile == result.profile:
+        return result
+    present = result.status != MISSING
+    status, answer = parse_answers(release, result.raw, present, profile, parse_cache)
+    score, error = score_all(release, answer)
+    return replace(result, status=status, answer=answer, score=score, error=error, profile=profile)
+
+
+@dataclass(frozen=True)
+class ProfileComparison:
+    """One model's Avg under the strict and the lenient profile, and what each rescue was worth."""
+    strict: float | None
+    lenient: float | None
+    rescues: dict[str, tuple[int, float]]      # rescue status -> (answers rescued, Avg points it adds)
+
+
+def compare_profiles(release: Release, result: ModelResult, parse_cache: dict | None = None) -> ProfileComparison:
+    """Strict against lenient for one model: each rescue's worth is the Avg gained by rescoring
+    only the answers it rescued, so the rescues' worths show where the difference comes from."""
+    strict = reparse(release, result, STRICT, parse_cache)
+    lenient = reparse(release, result, LENIENT, parse_cache)
+    base = average(column_means(release, strict.score))
+    rescues = {}
+    for s in sorted(RESCUES):
+        rows = lenient.status == s
+        if not rows.any():
+            continue
+        score = strict.score.copy()
+        score[rows] = lenient.score[rows]
+        gained = average(column_means(release, score))
+        rescues[s] = (int(rows.sum()), 0.0 if base is None or gained is None else gained - base)
+    return ProfileComparison(base, average(column_means(release, lenient.score)), rescues)
 
 
 def _column_kinds() -> tuple[list, np.ndarray]:
@@ -168,11 +224,16 @@ def random_baseline(release: Release) -> dict[str, float | None]:
     return out
 
 
-def leaderboard(release: Release, results: list[ModelResult]) -> dict:
-    """The `score --json` document: per model, the 12 columns, Avg, counts, unparsed."""
+def leaderboard(release: Release, results: list[ModelResult], profile: str = STRICT,
+                random_row: dict[str, float | None] | None = None) -> dict:
+    """The `score --json` document (docs/score.schema.json): per model the 12 columns, Avg, counts,
+    unparsed and the parse statuses' counts; the analytic random row."""
     models = {}
     for r in results:
         cols = r.column_scores(release)
         models[r.model] = {"columns": cols, "avg": average(cols),
-                           "counts": r.column_counts(release), "unparsed": r.unparsed}
-    return {"models": models}
+                           "counts": r.column_counts(release), "unparsed": r.unparsed,
+                           "parse": r.parse_counts()}
+    chance = random_baseline(release) if random_row is None else random_row
+    return {"profile": profile, "models": models,
+            "random": {"columns": chance, "avg": average(chance)}}

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import geometry as geo
 from . import primitives as pr
-from .answers import OK
+from .answers import is_scored
 from .evaluate import ModelResult
 from .primitives import Overlay
 from .release import Question
@@ -34,10 +34,10 @@ _ARC_STEPS = 48
 
 
 def model_answers(question_index: int, results: list[ModelResult]) -> list[tuple[int, object]]:
-    """(model index, parsed value) for the models whose answer parsed (choices as option indices)."""
+    """(model index, parsed value) for the models whose answer is scored (choices as option indices)."""
     out = []
     for m, r in enumerate(results):
-        if r.status[question_index] != OK:
+        if not is_scored(r.status[question_index]):
             continue
         row = r.answer[question_index]
         if not np.isnan(row[1]):

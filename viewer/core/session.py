@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .answers import STRICT, check_profile
 from .diagnostics import Diagnostics, UserError
-from .evaluate import ModelResult, evaluate, leaderboard, random_baseline
+from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
 from .predictions import PredictionSet, load_predictions
 from .release import Release, load_release
 
@@ -17,6 +18,11 @@ class Session:
     results: list[ModelResult] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     parse_cache: dict = field(default_factory=dict, repr=False)
+    profile: str = STRICT              # how answers are read (answers.PROFILES)
+    _random_row: dict | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        check_profile(self.profile)
 
     @property
     def models(self) -> list[str]:
@@ -31,7 +37,7 @@ class Session:
 
     def add_prediction_set(self, s: PredictionSet) -> ModelResult:
         s.model = self._unique_name(s.model)
-        r = evaluate(self.release, s, self.parse_cache)
+        r = evaluate(self.release, s, self.parse_cache, self.profile)
         self.results.append(r)
         self.diagnostics.extend(r.diagnostics)
         return r
@@ -44,10 +50,22 @@ class Session:
         return r
 
     def leaderboard(self) -> dict:
-        return leaderboard(self.release, self.results)
+        """The `score --json` document; "warnings" lists the session's warnings and errors."""
+        board = leaderboard(self.release, self.results, self.profile, self.random_row())
+        board["warnings"] = [{"level": d.level, "code": d.code, "message": d.message, "file": d.file,
+                              "line": d.line} for d in self.diagnostics if d.level != "info"]
+        return board
+
+    def compare_profiles(self, model: str) -> ProfileComparison | None:
+        """One model's strict and lenient Avg and what each lenient rescue was worth."""
+        r = self.result(model)
+        return None if r is None else compare_profiles(self.release, r, self.parse_cache)
 
     def random_row(self) -> dict[str, float | None]:
-        return random_baseline(self.release)
+        """The analytic Random (uniform) row, computed once per release (it integrates map areas)."""
+        if self._random_row is None:
+            self._random_row = random_baseline(self.release)
+        return self._random_row
 
     def _unique_name(self, name: str) -> str:
         taken = set(self.models)
@@ -60,10 +78,10 @@ class Session:
 
 
 def open_session(release_path: str | Path, prediction_paths: list[str | Path] = (),
-                 progress: Callable[[int, int], None] | None = None) -> Session:
-    """Release plus predictions; an unreadable prediction file is reported, not fatal."""
+                 progress: Callable[[int, int], None] | None = None, profile: str = STRICT) -> Session:
+    """Release plus predictions read under `profile`; an unreadable prediction file is reported, not fatal."""
     release = load_release(release_path)
-    session = Session(release)
+    session = Session(release, profile=profile)
     session.diagnostics.extend(release.diagnostics)
     for k, p in enumerate(prediction_paths):
         try:

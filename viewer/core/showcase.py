@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .answers import OK
+from .answers import is_scored
 from .browse import answer_text, truth_text
 from .diagnostics import UserError
 from .kinds import AnswerKind
@@ -124,5 +124,5 @@ def build_story(session: Session, qi: int, models: list[int] | None = None) -> Q
 
 
 def answered(story: QuestionStory) -> list[ModelAnswer]:
-    """The answers that parsed (those that can be drawn)."""
-    return [a for a in story.answers if a.status == OK]
+    """The answers that are scored (those that can be drawn)."""
+    return [a for a in story.answers if is_scored(a.status)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PyQt6.QtCore import QPointF, QRectF, Qt
 from PyQt6.QtGui import QColor, QFontMetricsF, QImage, QPainter
 
+from ..core.answers import is_scored
 from ..core.showcase import QuestionStory
 from ..render.still_camera import Still
 from . import theme as th
@@ -89,7 +90,7 @@ def paint_options(p: QPainter, rect: QRectF, images: list[QImage | None], notes:
     truth = story.question.truth.value if story.question.truth.ok else None
     picks: dict[int, list] = {}
     for a in story.answers:
-        if a.status == "ok" and a.value is not None:
+        if is_scored(a.status) and a.value is not None:
             picks.setdefault(int(a.value), []).append(a)
     for k in range(n):
         cell = QRectF(rect.left() + (k % cols) * (cw + gap), rect.top() + (k // cols) * (ch + gap), cw, ch)
@@ -152,7 +153,7 @@ def paint_answers(p: QPainter, rect: QRectF, story: QuestionStory, theme: Theme,
             draw_text(p, QRectF(rect.left() + sym, y, name_w, row), a.name, font, theme.text,
                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
             draw_text(p, QRectF(rect.left() + sym + name_w, y, ans_w, row), a.text, font,
-                      theme.text if a.status == "ok" else theme.muted,
+                      theme.text if is_scored(a.status) else theme.muted,
                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
             if show_scores:
                 _score_bar(p, QRectF(rect.left() + sym + name_w + ans_w, y, rect.right() - (rect.left() + sym +

@@ -15,9 +15,12 @@ SCREENSHOT_TIMEOUT_MS = 120_000
 
 def parse_size(size: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", size or "")
-    if not m or not (200 <= int(m.group(1)) <= 10000 and 200 <= int(m.group(2)) <= 10000):
+    if not m:
         raise UserError(f"--size {size!r}: expected WIDTHxHEIGHT, e.g. 1600x1000")
-    return int(m.group(1)), int(m.group(2))
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (200 <= w <= 10000 and 200 <= h <= 10000):
+        raise UserError(f"--size {size!r}: each side must be between 200 and 10000 pixels")
+    return w, h
 
 
 def _quiet_qt_messages() -> None:

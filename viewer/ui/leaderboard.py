@@ -7,7 +7,8 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
 from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ..core.evaluate import average
+from ..core.answers import STATUS_TEXT
+from ..core.evaluate import ProfileComparison, average
 from ..core.session import Session
 from ..core.state import InspectorState
 from ..core.tasks import COLUMN_KEYS, COLUMNS
@@ -53,12 +54,16 @@ class LeaderboardPanel(QTableWidget):
         self.setVerticalHeaderLabels(names)
         for r, name in enumerate(board):
             self.verticalHeaderItem(r).setForeground(QBrush(style.model_color(r).darker(120)))
+            profiles = profile_text(session.compare_profiles(name))
+            self.verticalHeaderItem(r).setToolTip(f"{name}\n{profiles}")
             m = board[name]
             values = [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]
             counts = [m["counts"][k] for k in COLUMN_KEYS] + [None]
             for c, (v, n) in enumerate(zip(values, counts)):
                 item = self._item(v, heat=True)
                 tip = f"{name} · {cols[c]}" + (f" · {n} questions" if n is not None else "")
+                if c == len(COLUMN_KEYS):
+                    tip += "\n" + profiles
                 item.setToolTip(tip + "\nclick: show these questions in the browser")
                 self.setItem(r, c, item)
         italic = QFont()
@@ -88,3 +93,20 @@ class LeaderboardPanel(QTableWidget):
                                     model=row)
         where = "" if column is None else f", {COLUMNS[column].key} — {COLUMNS[column].title}"
         self.message.emit(f"browser: {self.state.models[row]}{where}")
+
+
+def profile_text(c: ProfileComparison | None) -> str:
+    """A model's Avg under both parse profiles and what each lenient rescue was worth, for a tooltip."""
+    if c is None:
+        return ""
+
+    def fmt(v):
+        return "–" if v is None else f"{v:.1f}"
+
+    lines = [f"Avg strict {fmt(c.strict)} · lenient {fmt(c.lenient)}"]
+    if not c.rescues:
+        lines.append("lenient rescues nothing: every answer reads the same")
+    for status, (n, worth) in c.rescues.items():
+        lines.append(f"  {status} ({STATUS_TEXT[status].removeprefix('lenient: ')}): "
+                     f"{n} answers, {worth:+.1f} Avg")
+    return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as pr
+from ..answers import rescue_decimal_comma, rescue_sign_from_words
 from ..scoring import ANGLE_TOLERANCES, random_angle_score, score_angle
 from .base import NumberKind, register
 
@@ -16,9 +17,8 @@ class AngleKind(NumberKind):
     heading_convention = "0° = up on the map, counter-clockwise positive, in [−180°, 180°]"
     chart = "dial"
     bands = tuple(float(t) for t in ANGLE_TOLERANCES)
-
-    def in_domain(self, value) -> bool:
-        return -180.0 <= value <= 180.0
+    domain = (-180.0, 180.0)
+    rescues = (rescue_decimal_comma, rescue_sign_from_words)
 
     def score(self, pred, truth):
         return score_angle(pred[:, 0], truth[:, 0])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..answers import OK, OUT_OF_RANGE, Parsed, parse_number, parse_numbers_many
+from ..answers import OK, OUT_OF_RANGE, SCORED, SEVERAL_NUMBERS, STRICT, Parsed, parse_number, parse_numbers_many
 
 if TYPE_CHECKING:
     from ..overlays import MapContext, SceneContext
@@ -33,6 +33,9 @@ class AnswerKind:
     convention: str = ""         # how the benchmark writes it, for people
     chart: str | None = None     # the chart beside the map ("dial", "bars") or None
     bands: tuple[float, ...] = ()
+    # Where every coordinate of an answer lies (inclusive); None: anywhere. A truth outside it is
+    # invalid; a prediction outside it is scored as read and flagged `out_of_range`.
+    domain: tuple[float, float] | None = None
     # Whether a talk may show the video's path while only the question is asked: not when the
     # path leads the eye to the answer (a place, a direction), yes for options that are whole maps.
     path_gives_nothing_away: bool = False
@@ -43,24 +46,49 @@ class AnswerKind:
         return self.convention
 
     # ---------------------------------------------------------------- parsing
-    def parse(self, raw: Any, n_options: int = 4) -> Parsed:
+    def parse(self, raw: Any, n_options: int = 4, profile: str = STRICT) -> Parsed:
+        """Read one answer under a parse profile (answers.PROFILES); the status says how."""
         raise NotImplementedError
 
-    def parse_many(self, raws: list, n_options: list[int], cache: dict | None) -> tuple[np.ndarray, list[str]]:
-        """parse() over a list: (n, WIDTH) values (NaN where unparsed) and statuses."""
-        parsed = [self.parse(r, k) for r, k in zip(raws, n_options)]
+    def parse_many(self, raws: list, n_options: list[int], cache: dict | None,
+                   profile: str = STRICT) -> tuple[np.ndarray, list[str]]:
+        """parse() over a list: (n, WIDTH) values (NaN where not scored) and statuses."""
+        parsed = [self.parse(r, k, profile) for r, k in zip(raws, n_options)]
         out = np.full((len(raws), WIDTH), np.nan)
         for j, p in enumerate(parsed):
-            if p.ok:
+            if p.status in SCORED:
                 out[j, :self.width] = p.value
         return out, [p.status for p in parsed]
 
     def in_domain(self, value) -> bool:
-        """Whether a parsed ground truth lies where this kind's answers can."""
-        return True
+        """Whether a parsed value lies where this kind's answers can."""
+        if self.domain is None:
+            return True
+        lo, hi = self.domain
+        return all(lo <= c <= hi for c in np.atleast_1d(value))
+
+    def checked(self, p: Parsed) -> Parsed:
+        """`p`, flagged `out_of_range` when it is scored but outside the domain."""
+        if p.status in SCORED and not self.in_domain(p.value):
+            return Parsed(p.value, OUT_OF_RANGE)
+        return p
+
+    def flag_out_of_range(self, values: np.ndarray, statuses: list[str]) -> list[str]:
+        """`checked` over parse_many's output, vectorised: statuses, out-of-domain rows flagged."""
+        if self.domain is None:
+            return statuses
+        lo, hi = self.domain
+        with np.errstate(invalid="ignore"):
+            bad = ((values[:, :self.width] < lo) | (values[:, :self.width] > hi)).any(axis=1)
+        for j in np.flatnonzero(bad).tolist():      # NaN rows (not scored) compare False
+            statuses[j] = OUT_OF_RANGE
+        return statuses
 
     def parse_truth(self, raw: Any, n_options: int = 4) -> Parsed:
+        """The ground truth, read strictly: valid (`ok`) when a value is found inside the domain."""
         p = self.parse(raw, n_options)
+        if p.status == SEVERAL_NUMBERS:
+            p = Parsed(p.value, OK)        # a truth is checked for its domain only, as it always was
         if p.ok and not self.in_domain(p.value):
             return Parsed(p.value, OUT_OF_RANGE)
         return p
@@ -95,6 +123,10 @@ class AnswerKind:
         """The value for people, with its unit."""
         return f"{value:g}{self.unit}"
 
+    def json_value(self, value) -> Any:
+        """The value typed for JSON output: a number here; a point gives [x, y], a choice its letter."""
+        return None if value is None else float(value)
+
     def error_text(self, error: float) -> str:
         return f"{error:g}"
 
@@ -112,16 +144,21 @@ class AnswerKind:
 
 
 class NumberKind(AnswerKind):
-    """A kind whose answer is one number, read as the first number in the text (angles, distances)."""
+    """A kind whose answer is one number, read as the first number in the final answer (angles, distances).
 
-    def parse(self, raw: Any, n_options: int = 4) -> Parsed:
-        return parse_number(raw)
+    `rescues` are the lenient profile's rescues for this kind (functions of an answers.Reading).
+    """
+    rescues: tuple = ()
 
-    def parse_many(self, raws: list, n_options: list[int], cache: dict | None) -> tuple[np.ndarray, list[str]]:
-        values, statuses = parse_numbers_many(raws, cache)
+    def parse(self, raw: Any, n_options: int = 4, profile: str = STRICT) -> Parsed:
+        return self.checked(parse_number(raw, profile, self.rescues))
+
+    def parse_many(self, raws: list, n_options: list[int], cache: dict | None,
+                   profile: str = STRICT) -> tuple[np.ndarray, list[str]]:
+        values, statuses = parse_numbers_many(raws, cache, profile, self.rescues)
         out = np.full((len(raws), WIDTH), np.nan)
         out[:, 0] = values
-        return out, statuses
+        return out, self.flag_out_of_range(out, statuses)
 
 
 _KINDS: dict[str, AnswerKind] = {}
@@ -154,4 +191,4 @@ def finite_ok(value) -> bool:
     return value is not None and all(math.isfinite(v) for v in np.atleast_1d(value))
 
 
-__all__ = ["AnswerKind", "WIDTH", "register", "unregister", "get_kind", "kinds", "OK"]
+__all__ = ["AnswerKind", "NumberKind", "WIDTH", "register", "unregister", "get_kind", "kinds", "OK"]

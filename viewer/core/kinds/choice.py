@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..answers import parse_choice, parse_choices_many
+from ..answers import STRICT, parse_choice, parse_choices_many
 from ..scoring import random_choice_score, score_choice
 from .base import WIDTH, AnswerKind, register
 
@@ -15,11 +15,11 @@ class ChoiceKind(AnswerKind):
     path_gives_nothing_away = True
     picks_an_option = True
 
-    def parse(self, raw, n_options: int = 4):
-        return parse_choice(raw, n_options)
+    def parse(self, raw, n_options: int = 4, profile: str = STRICT):
+        return parse_choice(raw, n_options, profile)
 
-    def parse_many(self, raws, n_options, cache):
-        values, statuses = parse_choices_many(raws, n_options, cache)
+    def parse_many(self, raws, n_options, cache, profile: str = STRICT):
+        values, statuses = parse_choices_many(raws, n_options, cache, profile)
         out = np.full((len(raws), WIDTH), np.nan)
         out[:, 0] = values
         return out, statuses
@@ -39,6 +39,9 @@ class ChoiceKind(AnswerKind):
 
     def text(self, value) -> str:
         return self.format(value)
+
+    def json_value(self, value):
+        return None if value is None else self.format(value)
 
     def error_text(self, error: float) -> str:
         return "right" if error == 0 else "wrong"

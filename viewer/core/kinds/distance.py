@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import primitives as pr
+from ..answers import rescue_decimal_comma, rescue_unit_to_metres
 from ..scoring import MRA_THETAS, random_distance_score, score_distance
 from .base import NumberKind, register
 
@@ -17,9 +18,8 @@ class DistanceKind(NumberKind):
     convention = "metres from you to the object"
     chart = "bars"
     bands = tuple(float(t) for t in MRA_THETAS)
-
-    def in_domain(self, value) -> bool:
-        return value >= 0
+    domain = (0.0, math.inf)
+    rescues = (rescue_decimal_comma, rescue_unit_to_metres)
 
     def score(self, pred, truth):
         return score_distance(pred[:, 0], truth[:, 0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as pr
-from ..answers import parse_point, parse_points_many
+from ..answers import STRICT, parse_point, parse_points_many
 from ..scoring import POINT_THRESHOLDS, random_point_score, score_point
 from .base import AnswerKind, register
 from .distance import pr_segments
@@ -16,15 +16,14 @@ class PointKind(AnswerKind):
     truth_symbol = "truth-star"
     convention = "(x, y) on the top-down map, both in 0..999, y down"
     bands = tuple(float(t) for t in POINT_THRESHOLDS)
+    domain = (0.0, 999.0)
 
-    def parse(self, raw, n_options: int = 4):
-        return parse_point(raw)
+    def parse(self, raw, n_options: int = 4, profile: str = STRICT):
+        return self.checked(parse_point(raw, profile))
 
-    def parse_many(self, raws, n_options, cache):
-        return parse_points_many(raws)
-
-    def in_domain(self, value) -> bool:
-        return all(0.0 <= c <= 999.0 for c in value)
+    def parse_many(self, raws, n_options, cache, profile: str = STRICT):
+        values, statuses = parse_points_many(raws, cache, profile)
+        return values, self.flag_out_of_range(values, statuses)
 
     def unpack(self, row):
         x, y = float(row[0]), float(row[1])
@@ -41,6 +40,9 @@ class PointKind(AnswerKind):
 
     def text(self, value) -> str:
         return f"({value[0]:g}, {value[1]:g})"
+
+    def json_value(self, value):
+        return None if value is None else [float(value[0]), float(value[1])]
 
     def error_text(self, error: float) -> str:
         return f"{error:.0f}"
