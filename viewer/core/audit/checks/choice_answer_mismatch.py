@@ -32,9 +32,9 @@ class ChoiceAnswerMismatch(Check):
 def _message(j: ChoiceJudgement) -> str:
     best, truth = LETTERS[j.best], LETTERS[j.truth]
     what = "the scene's map" if j.task == "topdown" else "the clip's path"
-    unit = "" if j.higher_is_better else " px"
-    return (f"option {best} matches {what} best ({j.scores[j.best]:.2f}{unit}), "
-            f"not the stored {truth} ({j.scores[j.truth]:.2f}{unit})")
+    shown = "{:.2f}" if j.higher_is_better else "{:.1f} px"
+    return (f"option {best} matches {what} best ({shown.format(j.scores[j.best])}), "
+            f"not the stored {truth} ({shown.format(j.scores[j.truth])})")
 
 
 CHOICE_ANSWER_MISMATCH = ChoiceAnswerMismatch("choice_answer_mismatch", "error",

@@ -23,10 +23,10 @@ class ChoiceOptionsAmbiguous(Check):
             else:
                 audit.tally.flag(self.id)
                 a, b = LETTERS[j.best], LETTERS[j.runner_up]
-                unit = "" if j.higher_is_better else " px"
+                shown = "{:.2f}" if j.higher_is_better else "{:.1f} px"
                 out.append(Finding(uid, self.id, self.severity,
-                                   f"options {a} ({j.scores[j.best]:.2f}{unit}) and {b} "
-                                   f"({j.scores[j.runner_up]:.2f}{unit}) are within {j.margin:.2f}{unit} "
+                                   f"options {a} ({shown.format(j.scores[j.best])}) and {b} "
+                                   f"({shown.format(j.scores[j.runner_up])}) are within {shown.format(j.margin)} "
                                    f"of each other; stored {LETTERS[j.truth]}",
                                    json_safe(j.details())))
         return out
