@@ -34,8 +34,8 @@ TRAJECTORY_KEYS = frozenset({"Traj"})
 CHOICE_KEYS = frozenset(TOPDOWN_LEVELS) | TRAJECTORY_KEYS
 MAP_KEYS = ("Pos", "GP_v", "GP_s")        # questions that show the scene's map
 # Ambiguous: the runner-up is this close to the best. Similarities are
-# correlations (a clean demo scores its true map 0.95-1.0 and the nearest
-# mirrored copy at most 0.87); path distances are map pixels, and a path
+# correlations (a clean demo scores its true map 0.97-0.99 and the nearest
+# mirrored copy at most 0.83); path distances are map pixels, and a path
 # drawn at stroke width 5 lies about 1-2 px from the walk it was drawn from.
 SIMILARITY_MARGIN = 0.05
 PATH_MARGIN_PX = 4.0

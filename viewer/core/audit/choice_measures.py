@@ -8,10 +8,10 @@ positions as stored:
   background (the border's most common colour) and resampled by area onto
   a fixed grid, so the same map at another size or shifted by a margin
   gives the same grid. Its aspect ratio is kept beside the grid.
-- What is compared on the grid depends on the level. Occupancy maps and
-  floor plans are compared by the structure of their free space (the
-  fraction of free floor per cell); a photo-like map by its colours (each
-  channel standardised). Either way the similarity is a zero-mean
+- What is compared on the grid depends on the level. Occupancy maps are
+  compared by their free space (the share of free floor per cell); floor
+  plans by their grey levels (walls, and each room's tint: how the free
+  space is divided); a photo-like map by its colours. Either way the similarity is a zero-mean
   normalised cross-correlation, the best over shifts of up to
   `SHIFT_CELLS` cells (what cropping leaves of a small shift), times the
   agreement of the aspect ratios.
