@@ -39,6 +39,7 @@ def cmd_audit(argv: list[str]) -> int:
 
     from .core.audit import parse_checks, run_audit
     from .core.session import open_session
+    from .render.audit_images import SceneImages
     from .render.visibility import SceneVisibility
     from .textprogress import ProgressBar
 
@@ -47,7 +48,7 @@ def cmd_audit(argv: list[str]) -> int:
     _print_problems([str(d) for d in session.diagnostics])
     with ProgressBar("auditing", len(session.release)) as bar:
         report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
-                           visibility=SceneVisibility)
+                           visibility=SceneVisibility, images=SceneImages)
     _print_problems(sorted(set(report.problems)))
     if args.json:
         print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))

@@ -3,7 +3,11 @@
 - target visible from the query view: the view, the target's pixels in red;
 - query view near the trajectory: the view beside the nearest video frame;
 - target unseen in the video: the frame where it came closest to being
-  seen, with the target's box (projected through whatever hides it) outlined.
+  seen, with the target's box (projected through whatever hides it) outlined;
+- a choice question's options (choice_answer_mismatch, choice_options_ambiguous):
+  the reference (the scene's map at the level, or the clip's projected path on
+  the map) beside every option, each with its score, the stored answer framed
+  in blue and the best match in orange.
 
 Findings of other checks carry their evidence as numbers (details).
 """
@@ -16,11 +20,18 @@ import numpy as np
 from ..core.diagnostics import UserError
 from ..core.geometry import project
 from ..core.scene import link_question, load_scene
+from .audit_images import SceneImages
 from .visibility import SceneVisibility
 
 TINT = np.array([235, 30, 30], np.float32)
 OUTLINE = np.array([255, 210, 0], np.uint8)
-CHECKS_WITH_PICTURES = ("target_visible_in_query_view", "query_near_trajectory", "target_unseen_in_video")
+CHOICE_CHECKS = ("choice_answer_mismatch", "choice_options_ambiguous")
+CHECKS_WITH_PICTURES = ("target_visible_in_query_view", "query_near_trajectory", "target_unseen_in_video",
+                        *CHOICE_CHECKS)
+STORED_FRAME = np.array([50, 110, 220], np.uint8)     # the stored answer
+BEST_FRAME = np.array([240, 150, 0], np.uint8)        # the best match
+WALKED = (20, 170, 60)                                 # the clip's path, projected
+REFERENCE_WIDTH = 640
 
 
 @dataclass
@@ -36,6 +47,8 @@ def finding_evidence(release_root, question, finding) -> list[EvidenceImage]:
     """
     if finding.code not in CHECKS_WITH_PICTURES:
         return []
+    if finding.code in CHOICE_CHECKS:
+        return choice_evidence(release_root, question, finding)
     scene = load_scene(release_root, question.scene)
     if scene is None:
         raise UserError(f"no scene metadata for {question.scene}")
@@ -79,3 +92,85 @@ def outline_box(rgb: np.ndarray, pose, intrinsics, corners: np.ndarray, width: i
     rgb[y0:y1 + 1, x0:x0 + width] = OUTLINE
     rgb[y0:y1 + 1, max(x1 - width + 1, 0):x1 + 1] = OUTLINE
     return True
+
+
+def choice_evidence(release_root, question, finding, images: SceneImages | None = None) -> list[EvidenceImage]:
+    """The reference and the options side by side, each option captioned with its score and marked."""
+    images = images or SceneImages()
+    d = finding.details
+    out = [_choice_reference(release_root, question, d, images)]
+    scores = d["scores"]
+    shown = "{:.2f}" if d["higher_is_better"] else "{:.1f} px"
+    for k, im in enumerate(question.images):
+        letter = "ABCDEFGH"[k]
+        roles = [text for text, on in (("stored answer", letter == d["truth"]), ("best match", letter == d["best"]))
+                 if on]
+        try:
+            rgb = images.read(im.path) if im.path else None
+        except (OSError, ValueError):
+            rgb = None
+        if rgb is None:
+            rgb = np.full((64, 80, 3), 200, np.uint8)
+            roles.append("unreadable")
+        framed = frame(rgb, [c for c, on in ((BEST_FRAME, letter == d["best"]),
+                                              (STORED_FRAME, letter == d["truth"])) if on])
+        score = scores.get(letter)
+        text = f"{letter}: {shown.format(score)}" if score is not None else f"{letter}: not scored"
+        out.append(EvidenceImage(text + (f" ({', '.join(roles)})" if roles else ""), framed))
+    return out
+
+
+def _choice_reference(release_root, question, d: dict, images: SceneImages) -> EvidenceImage:
+    ref = d["reference"]
+    if d["task"] == "trajectory":
+        scene = load_scene(release_root, question.scene)
+        if scene is None:
+            raise UserError(f"no scene metadata for {question.scene}")
+        tmap = scene.topdown.get(d["map"]["name"])
+        base = None
+        if tmap is not None and tmap.image:
+            try:
+                base = images.read(tmap.image)
+            except (OSError, ValueError):
+                base = None
+        w, h = d["map"]["width"] or 640, d["map"]["height"] or 512
+        if base is None:
+            base = np.full((h, w, 3), 235, np.uint8)
+        walked = np.asarray(d["walked_px"], float) * [base.shape[1] / w, base.shape[0] / h]
+        return EvidenceImage("the clip's camera path (green, from the ring)", draw_walk(base, walked))
+    if ref["source"] == "render":
+        scene = load_scene(release_root, question.scene)
+        if scene is None:
+            raise UserError(f"no scene metadata for {question.scene}")
+        rgb = images.topdown(scene, d["level"], REFERENCE_WIDTH)
+        caption = f"reference: {ref['scene']} rendered ({d['level']})"
+    else:
+        rgb = images.read(ref["path"])
+        caption = (f"reference: {ref['scene']}'s {d['level']} map "
+                   f"({'scene.json' if ref['source'] == 'scene map' else 'its Pos/GP questions'})")
+    return EvidenceImage(caption, rgb)
+
+
+def frame(rgb: np.ndarray, colors: list[np.ndarray], width: int | None = None) -> np.ndarray:
+    """A copy of the image inside nested frames of the given colours (outermost first)."""
+    out = np.array(rgb, np.uint8, copy=True)
+    w = width or max(3, round(min(out.shape[:2]) / 60))
+    for i, c in enumerate(colors):
+        a, b = i * w, (i + 1) * w
+        out[a:b, a:out.shape[1] - a] = c
+        out[out.shape[0] - b:out.shape[0] - a, a:out.shape[1] - a] = c
+        out[a:out.shape[0] - a, a:b] = c
+        out[a:out.shape[0] - a, out.shape[1] - b:out.shape[1] - a] = c
+    return out
+
+
+def draw_walk(rgb: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """The map with the walked path drawn over it and a ring at its start."""
+    from .video import import_cv2
+    cv2 = import_cv2()
+    out = np.ascontiguousarray(rgb.copy())
+    shift = 3
+    pts = np.round(np.asarray(pixels, float) * (1 << shift)).astype(np.int32)
+    cv2.polylines(out, [pts.reshape(-1, 1, 2)], False, WALKED, 3, cv2.LINE_AA, shift)
+    cv2.circle(out, tuple(int(v) for v in pts[0]), 9 << shift, WALKED, 3, cv2.LINE_AA, shift)
+    return out

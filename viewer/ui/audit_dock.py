@@ -69,7 +69,9 @@ class AuditPanel(QWidget):
     uidSelected = pyqtSignal(str)
     findingSelected = pyqtSignal(object)      # the Finding, for the window to render its evidence
     runRequested = pyqtSignal()
-    EVIDENCE_HEIGHT = 220
+    EVIDENCE_HEIGHT = 220         # pixels, at most, of an evidence picture
+    EVIDENCE_MIN = 60
+    KEEP_FOR_FINDINGS = 110       # splitter pixels left to the findings table and details
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -110,7 +112,7 @@ class AuditPanel(QWidget):
         top.addWidget(self.run_button)
         top.addWidget(self.check_box, 1)
         top.addWidget(self.severity_box)
-        split = QSplitter(Qt.Orientation.Vertical)
+        self.split = split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.details)
         split.addWidget(self.evidence)
@@ -156,19 +158,35 @@ class AuditPanel(QWidget):
         """Pictures of the selected finding: (caption, (H, W, 3) uint8 RGB) pairs, or objects with
         `caption` and `rgb`."""
         self.clear_evidence()
-        for item in images:
-            caption, rgb = (item.caption, item.rgb) if hasattr(item, "rgb") else item
+        items = [(item.caption, item.rgb) if hasattr(item, "rgb") else item for item in images]
+        if not items:
+            return
+        # Pictures shrink to the room the panel has (a choice finding shows five of them): across, its
+        # width; down, what the splitter can give while leaving the findings table and details readable.
+        caption_height = 2 * self.fontMetrics().lineSpacing() + 8
+        spacing = self.evidence_row.spacing() * (len(items) - 1) + 8
+        aspects = sum(rgb.shape[1] / max(rgb.shape[0], 1) for _, rgb in items)
+        room = self.split.height() - self.KEEP_FOR_FINDINGS - caption_height
+        height = int(max(self.EVIDENCE_MIN, min(self.EVIDENCE_HEIGHT, (self.width() - spacing) / aspects, room)))
+        for caption, rgb in items:
             box = QVBoxLayout()
             picture = QLabel()
-            picture.setPixmap(QPixmap.fromImage(array_to_qimage(rgb)).scaledToHeight(
-                self.EVIDENCE_HEIGHT, Qt.TransformationMode.SmoothTransformation))
+            pixmap = QPixmap.fromImage(array_to_qimage(rgb)).scaledToHeight(
+                height, Qt.TransformationMode.SmoothTransformation)
+            picture.setPixmap(pixmap)
+            picture.setFixedSize(pixmap.size())
             text = QLabel(caption)
             text.setWordWrap(True)
+            text.setFixedWidth(max(pixmap.width(), 100))
             box.addWidget(picture)
             box.addWidget(text)
+            box.addStretch(1)
             self.evidence_row.addLayout(box)
         self.evidence_row.addStretch(1)
-        self.evidence.setVisible(bool(images))
+        self.evidence.setVisible(True)
+        total, wanted = sum(self.split.sizes()), height + caption_height + 8
+        rest = max(total - wanted, 0)
+        self.split.setSizes([rest - rest // 3, rest // 3, wanted])
 
     def clear_evidence(self) -> None:
         while self.evidence_row.count():

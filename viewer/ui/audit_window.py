@@ -15,6 +15,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 from ..core.audit import AuditReport, run_audit
 from ..core.flags import FlagStore
 from ..core.state import InspectorState
+from ..render.audit_images import SceneImages
 from ..render.visibility import SceneVisibility
 from .audit_dock import AuditPanel
 from .flags_panel import FlagsPanel
@@ -41,7 +42,8 @@ class AuditController(QObject):
             self.message.emit("open a release before auditing it")
             return
         self.panel.set_running()
-        audit = partial(run_audit, visibility=SceneVisibility)      # rays cast by the render layer
+        # Rays cast, images read and maps rendered by the render layer.
+        audit = partial(run_audit, visibility=SceneVisibility, images=SceneImages)
         self.jobs.submit(audit, session.release, list(session.results), lane="audit", scope="session",
                          label="auditing", with_progress=True, done=self._audited, failed=self.panel.set_failed)
 

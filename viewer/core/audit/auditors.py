@@ -7,7 +7,7 @@ truth, the ray caster (built on first use) and whatever a check memoises.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 from ..diagnostics import UserError
@@ -17,6 +17,7 @@ from .types import Finding, Tally, json_safe
 if TYPE_CHECKING:
     from ..release import Release
     from ..scene import QuestionGeometry, Scene
+    from .images import ImageSource
     from .registry import Check
     from .visibility import Visibility, VisibilityFactory
 
@@ -89,9 +90,17 @@ class ReleaseAuditor:
     findings: list[Finding]       # so far: every scene finding, and those of the checks run before
     tally: Tally
     gathered: dict[str, list]     # check id -> what its check_question gathered, over all scenes
+    images: ImageSource | None = None   # reads option images and renders maps (None: checks needing it skip)
+    _memo: dict = field(default_factory=dict, repr=False)
 
     def evidence(self, check: Check) -> list:
         return self.gathered.get(check.id, [])
+
+    def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """compute(), once per audit and key: work that several release-wide checks share."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
 
 def geometry_problem(g: QuestionGeometry, about: str, default: str) -> str:

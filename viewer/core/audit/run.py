@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 from ..release import Release, natural_key
 from ..scene import link_question, load_scene
 from .auditors import ReleaseAuditor, SceneAuditor
+from .images import ImageSourceFactory
 from .registry import CHECKS, SCENE, VISIBILITY, Check
 from .types import AuditReport, Finding, SceneAudit, Tally
 from .visibility import VisibilityFactory
@@ -22,12 +23,15 @@ NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
 
 def run_audit(release: Release, results: list = (), checks: Iterable[str] | None = None,
               progress: Callable[[int, int], None] | None = None, workers: int | None = None,
-              visibility: VisibilityFactory | None = None) -> AuditReport:
+              visibility: VisibilityFactory | None = None,
+              images: ImageSourceFactory | None = None) -> AuditReport:
     """Audit every question of `release` with the registered checks named in `checks` (default all).
 
     `results` are scored models (evaluate.ModelResult); `visibility` casts
     rays in a scene (viewer.render.visibility.SceneVisibility), without which
-    the visibility checks are skipped.
+    the visibility checks are skipped; `images` reads and renders images
+    (viewer.render.audit_images.SceneImages), without which the choice
+    checks are.
     """
     started = time.perf_counter()
     chosen = CHECKS.select(checks)
@@ -62,7 +66,8 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 gathered.setdefault(check_id, []).extend(items)
             problems += part.problems
             rays += part.rays_cast
-    audit = ReleaseAuditor(release, list(results), findings, tally, gathered)
+    audit = ReleaseAuditor(release, list(results), findings, tally, gathered,
+                           images=images() if images is not None else None)
     for c in chosen:
         findings += c.check_release(audit)
     if progress:

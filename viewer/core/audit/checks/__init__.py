@@ -7,6 +7,8 @@ from ..registry import register
 from . import (
     ambiguous_semantic_target,
     angle_convention,
+    choice_answer_mismatch,
+    choice_options_ambiguous,
     ground_truth,
     invalid_answer,
     missing_media,
@@ -26,6 +28,8 @@ BUILT_IN = (
     query_near_trajectory.QUERY_NEAR_TRAJECTORY,
     ambiguous_semantic_target.AMBIGUOUS_SEMANTIC_TARGET,
     models.MODELS_DISAGREE_WITH_GT,
+    choice_answer_mismatch.CHOICE_ANSWER_MISMATCH,
+    choice_options_ambiguous.CHOICE_OPTIONS_AMBIGUOUS,
     # Added by this project (spec: "more may be added").
     angle_convention.GT_ANGLE_CONVENTION,
     models.MODEL_ANSWER_CONVENTION,

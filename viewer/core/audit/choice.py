@@ -1,0 +1,297 @@
+"""Judging multiple-choice questions by their pictures: which option is this scene, which path this clip.
+
+Shared by `choice_answer_mismatch` and `choice_options_ambiguous`: each
+choice question is judged once per audit (`judge_choices`, memoised on the
+ReleaseAuditor) into a `ChoiceJudgement` holding every option's score, or
+into the reason it could not be judged.
+
+Top-down selection (TDS_E/M/H) compares each option with a reference map
+of the scene at the question's level (choice_measures.similarity, higher
+is better). The reference is, in this order:
+  1. the scene rendered from its geometry at that level (scene metadata);
+  2. the scene's own map image at that level, named by scene.json, when
+     the scene cannot be rendered;
+  3. the map the scene's Pos/GP questions show, when its look says it is
+     of that level (choice_measures.guess_level).
+Trajectory selection (Traj) projects the clip's camera positions onto the
+scene's map and measures each option's red path against them
+(choice_measures.path_distance, in map pixels, lower is better).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..diagnostics import UserError
+from ..scene import Scene, link_question, load_scene
+from . import choice_measures as measures
+from .auditors import ReleaseAuditor
+
+LETTERS = "ABCDEFGH"
+TOPDOWN_LEVELS = {"TDS_E": "photo", "TDS_M": "occupancy", "TDS_H": "floorplan"}
+TRAJECTORY_KEYS = frozenset({"Traj"})
+CHOICE_KEYS = frozenset(TOPDOWN_LEVELS) | TRAJECTORY_KEYS
+MAP_KEYS = ("Pos", "GP_v", "GP_s")        # questions that show the scene's map
+# Ambiguous: the runner-up is this close to the best. Similarities are
+# correlations (a clean demo scores its true map 0.97-0.99 and the nearest
+# mirrored copy at most 0.83); path distances are map pixels, and a path
+# drawn at stroke width 5 lies about 1-2 px from the walk it was drawn from.
+SIMILARITY_MARGIN = 0.05
+PATH_MARGIN_PX = 4.0
+PATH_MARGIN_SHARE = 0.25                  # ... or this share of the best distance, whichever is larger
+REFERENCE_WIDTH = 320                     # pixels across a rendered reference map (5 per signature cell)
+MIN_PATH_PIXELS = 10
+NO_IMAGE_READER = "the audit was given no image reader (run_audit's images)"
+
+
+@dataclass
+class ChoiceJudgement:
+    uid: str
+    task: str                       # "topdown" or "trajectory"
+    scores: list[float]             # per option, in letter order
+    truth: int                      # the stored answer's option
+    higher_is_better: bool
+    measure: str                    # what the scores are, for people
+    reference: dict                 # where the reference came from
+    extra: dict = field(default_factory=dict)   # per-task numbers for the details
+
+    @property
+    def ranking(self) -> list[int]:
+        order = sorted(range(len(self.scores)), key=lambda k: self.scores[k], reverse=self.higher_is_better)
+        return order
+
+    @property
+    def best(self) -> int:
+        return self.ranking[0]
+
+    @property
+    def runner_up(self) -> int:
+        return self.ranking[1]
+
+    @property
+    def margin(self) -> float:
+        """How close the runner-up may come to the best and still be told apart."""
+        if self.higher_is_better:
+            return SIMILARITY_MARGIN
+        return max(PATH_MARGIN_PX, PATH_MARGIN_SHARE * self.scores[self.best])
+
+    def gap(self, k: int) -> float:
+        """How much worse option k scores than the best (>= 0)."""
+        return abs(self.scores[self.best] - self.scores[k])
+
+    @property
+    def mismatch(self) -> bool:
+        return self.best != self.truth
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.gap(self.runner_up) < self.margin
+
+    def details(self) -> dict:
+        return {"task": self.task, "measure": self.measure,
+                "scores": {LETTERS[k]: s for k, s in enumerate(self.scores)},
+                "higher_is_better": self.higher_is_better,
+                "truth": LETTERS[self.truth], "best": LETTERS[self.best],
+                "runner_up": LETTERS[self.runner_up], "gap": self.gap(self.runner_up),
+                "margin": self.margin, "reference": self.reference, **self.extra}
+
+
+class Skip(Exception):
+    """A question the checks cannot judge; the message is the reason counted."""
+
+
+def judge_choices(audit: ReleaseAuditor) -> dict[str, ChoiceJudgement | str]:
+    """Per choice question's uid: its judgement, or why it was skipped. Once per audit."""
+    return audit.memo("choice_judgements", lambda: _Judge(audit).all())
+
+
+class _Judge:
+    def __init__(self, audit: ReleaseAuditor):
+        self.audit, self.release, self.images = audit, audit.release, audit.images
+        self._scenes: dict[str, Scene | None] = {}
+        self._signatures: dict[tuple, measures.Signature | str] = {}
+        self._pictures: dict[str, np.ndarray | str] = {}
+        self._release_maps: dict[str, list[tuple[str, str | None]]] | None = None
+
+    def all(self) -> dict[str, ChoiceJudgement | str]:
+        out: dict[str, ChoiceJudgement | str] = {}
+        for q in self.release.questions:
+            key = q.column.key if q.column else None
+            if key not in CHOICE_KEYS:
+                continue
+            try:
+                out[q.uid] = self.judge(q, key)
+            except Skip as e:
+                out[q.uid] = str(e)
+        return out
+
+    def judge(self, q, key: str) -> ChoiceJudgement:
+        if not q.truth.ok:
+            raise Skip("the stored answer is not a valid option letter")
+        if self.images is None:
+            raise Skip(NO_IMAGE_READER)
+        if len(q.images) < 2:
+            raise Skip("fewer than 2 option images")
+        truth = int(q.truth.value)
+        if truth >= len(q.images):
+            raise Skip(f"the stored answer {LETTERS[truth]} has no option image")
+        options = [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)]
+        sizes = {o.shape[:2] for o in options}
+        if len(sizes) > 1:
+            shown = ", ".join(f"{w}x{h}" for h, w in sorted(sizes))
+            raise Skip(f"the options differ in size ({shown})")
+        if key in TRAJECTORY_KEYS:
+            return self.trajectory(q, options, truth)
+        return self.topdown(q, TOPDOWN_LEVELS[key], options, truth)
+
+    # ------------------------------------------------------------ inputs
+    def picture(self, ref, letter: str) -> np.ndarray:
+        if ref.path is None or not ref.exists:
+            raise Skip(f"option {letter} is missing ({ref.problem or 'no such file'})")
+        got = self._pictures.get(ref.path)
+        if got is None:
+            try:
+                got = self.images.read(ref.path)
+            except (OSError, ValueError) as e:
+                got = str(e) or type(e).__name__
+            self._pictures[ref.path] = got
+        if isinstance(got, str):
+            raise Skip(f"option {letter} cannot be read: {got}")
+        return got
+
+    def scene(self, scene_id: str) -> Scene | None:
+        if scene_id not in self._scenes:
+            self._scenes[scene_id] = load_scene(self.release.root, scene_id)
+        return self._scenes[scene_id]
+
+    def signature(self, key: tuple, rgb_of, level: str, what: str) -> measures.Signature:
+        """The signature of an image (memoised under `key`: options recur across questions)."""
+        got = self._signatures.get(key)
+        if got is None:
+            try:
+                got = measures.signature(rgb_of(), level)
+            except measures.MapUnusable as e:
+                got = str(e)
+            except (OSError, ValueError, UserError) as e:
+                got = f"cannot be read: {e}"
+            self._signatures[key] = got
+        if isinstance(got, str):
+            raise Skip(f"{what}: {got}")
+        return got
+
+    # ------------------------------------------------------------ top-down selection
+    def topdown(self, q, level: str, options: list[np.ndarray], truth: int) -> ChoiceJudgement:
+        ref, reference = self.reference_map(q.scene, level)
+        scores = []
+        for k, (im, rgb) in enumerate(zip(q.images, options)):
+            sig = self.signature(("option", im.path, level), lambda rgb=rgb: rgb, level, f"option {LETTERS[k]}")
+            scores.append(measures.similarity(ref, sig))
+        measure = ("similarity of free space (occupancy, correlation)" if level == "occupancy" else
+                   "similarity of the plan's walls and rooms (grey levels, correlation)" if level == "floorplan"
+                   else "similarity of the aligned colour images (correlation)")
+        return ChoiceJudgement(q.uid, "topdown", scores, truth, True, measure, reference, {"level": level})
+
+    def reference_map(self, scene_id: str, level: str) -> tuple[measures.Signature, dict]:
+        scene = self.scene(scene_id)
+        if scene is not None:
+            key = ("render", scene_id, level)
+            try:
+                sig = self.signature(key, lambda: self.images.topdown(scene, level, REFERENCE_WIDTH), level,
+                                     f"the {level} map rendered from scene {scene_id}")
+                return sig, {"source": "render", "scene": scene_id, "level": level}
+            except Skip as not_rendered:
+                declared = scene.topdown.get(level)
+                if declared is None or not declared.image:
+                    raise Skip(f"no reference map: {not_rendered}, and scene.json names no {level} map image") from None
+                path = declared.image
+                sig = self.signature(("file", path, level), lambda: self.images.read(path), level,
+                                     f"the scene's {level} map {path}")
+                return sig, {"source": "scene map", "scene": scene_id, "level": level, "path": path}
+        maps = self.release_maps().get(scene_id, [])
+        if not maps:
+            raise Skip("no reference map: no scene metadata, and no Pos/GP question shows this scene's map")
+        at_level = [path for path, shown in maps if shown == level]
+        if not at_level:
+            levels = sorted({shown or "unrecognised" for _, shown in maps})
+            raise Skip(f"no reference map at level {level}: no scene metadata, and the scene's own map is "
+                       f"{' / '.join(levels)}")
+        path = at_level[0]
+        sig = self.signature(("file", path, level), lambda: self.images.read(path), level,
+                             f"the scene's map {path}")
+        return sig, {"source": "release map", "scene": scene_id, "level": level, "path": path}
+
+    def release_maps(self) -> dict[str, list[tuple[str, str | None]]]:
+        """Per scene: (path, level it looks like) of each map its Pos/GP questions show."""
+        if self._release_maps is None:
+            found: dict[str, dict[str, str | None]] = {}
+            for q in self.release.questions:
+                if q.column is None or q.column.key not in MAP_KEYS:
+                    continue
+                im = q.role_image("map")
+                if im is None or im.path is None or not im.exists or im.path in found.get(q.scene, {}):
+                    continue
+                found.setdefault(q.scene, {})[im.path] = self.map_level(im.path, q.topdown)
+            self._release_maps = {sid: list(paths.items()) for sid, paths in found.items()}
+        return self._release_maps
+
+    def map_level(self, path: str, named: str | None) -> str | None:
+        """The level a map looks like; the name the question gives it when its look says nothing."""
+        try:
+            rgb = self.images.read(path)
+        except (OSError, ValueError):
+            return None
+        return measures.guess_level(rgb) or (named if named in measures.LEVELS else None)
+
+    # ------------------------------------------------------------ trajectory selection
+    def trajectory(self, q, options: list[np.ndarray], truth: int) -> ChoiceJudgement:
+        scene = self.scene(q.scene)
+        if scene is None:
+            raise Skip("no poses: no scene metadata")
+        g = link_question(q, scene)
+        if g.video is None:
+            raise Skip("no poses: " + next((p for p in g.problems if "video" in p), "the question names no video"))
+        positions = clip_positions(g.video.poses, q.meta.get("frames"))
+        if len(positions) < 2:
+            raise Skip(f"no poses: fewer than 2 valid poses in {g.video.id}'s clip")
+        tmap = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else next(
+            (m for m in scene.topdown.values() if m.world_to_pixel is not None), None)
+        if tmap is None:
+            raise Skip("no map to project the clip onto (no top-down map with world_to_pixel)")
+        W = tmap.world_to_pixel
+        walked = positions[:, :2] @ W[:, :2].T + W[:, 2]
+        h, w = options[0].shape[:2]
+        to_map = np.array([(tmap.width or w) / w, (tmap.height or h) / h])
+        parts = []
+        for k, rgb in enumerate(options):
+            drawn = measures.path_pixels(rgb)
+            if len(drawn) < MIN_PATH_PIXELS:
+                raise Skip(f"no red path found in option {LETTERS[k]}")
+            start = measures.start_dot(rgb)
+            if start is None:
+                raise Skip(f"no blue start dot found in option {LETTERS[k]}")
+            parts.append(measures.path_distance(drawn * to_map, start * to_map, walked))
+        step = max(1, len(walked) // 60)
+        extra = {"chamfer_px": {LETTERS[k]: p.chamfer for k, p in enumerate(parts)},
+                 "start_offset_px": {LETTERS[k]: p.start_offset for k, p in enumerate(parts)},
+                 "walked_px": walked[::step].tolist() + ([walked[-1].tolist()] if (len(walked) - 1) % step else []),
+                 "map": {"name": tmap.name, "width": tmap.width, "height": tmap.height}, "video": g.video.id}
+        return ChoiceJudgement(q.uid, "trajectory", [p.total for p in parts], truth, False,
+                               "symmetric chamfer distance + start-dot offset, map pixels",
+                               {"source": "poses", "scene": q.scene, "video": g.video.id, "map": tmap.name}, extra)
+
+
+def clip_positions(poses: np.ndarray, frames) -> np.ndarray:
+    """Camera positions (N, 3) over the clip's frames: the whole track when it is the clip, else the
+    frames [a, b] the question's meta names."""
+    poses = np.asarray(poses, float)
+    if isinstance(frames, (list, tuple)) and len(frames) == 2:
+        try:
+            a, b = int(frames[0]), int(frames[1])
+        except (TypeError, ValueError):
+            a, b = 0, -1
+        # A clip's own track holds exactly its frames; a longer one is the whole video.
+        if 0 <= a <= b < len(poses) and len(poses) != b - a + 1:
+            poses = poses[a:b + 1]
+    valid = np.isfinite(poses).all(axis=(1, 2))
+    return poses[valid, :3, 3]

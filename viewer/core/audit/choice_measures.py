@@ -1,0 +1,243 @@
+"""How alike two top-down maps are, and how far a drawn path lies from a walked one (numpy only).
+
+The choice checks compare option images with a reference map. Releases
+resize, re-encode and pad their maps, so neither measure trusts pixel
+positions as stored:
+
+- A map is first reduced to a *signature*: the content is cut out of its
+  background (the border's most common colour) and resampled by area onto
+  a fixed grid, so the same map at another size or shifted by a margin
+  gives the same grid. Its aspect ratio is kept beside the grid.
+- What is compared on the grid depends on the level. Occupancy maps are
+  compared by their free space (the share of free floor per cell); floor
+  plans by their grey levels (walls, and each room's tint: how the free
+  space is divided); a photo-like map by its colours. Either way the similarity is a zero-mean
+  normalised cross-correlation, the best over shifts of up to
+  `SHIFT_CELLS` cells (what cropping leaves of a small shift), times the
+  agreement of the aspect ratios.
+- Nothing here is invariant to mirroring or rotation on purpose: the hard
+  level's distractors are the right map mirrored, and a measure that
+  forgave a flip (histograms, moments, rotation search) would rate them
+  equal to the truth.
+
+Trajectory options are read by colour: the red path (`path_pixels`) and
+the blue start dot (`start_dot`). `path_distance` compares such a path
+with camera positions projected onto the map.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+LEVELS = ("photo", "occupancy", "floorplan")
+GRID = 64                  # cells across a signature (the longer side of the content)
+SHIFT_CELLS = 2            # residual misalignment searched, in cells
+BACKGROUND_TOLERANCE = 40  # colour distance (0..255 per channel) still counted as background
+MIN_CONTENT = 0.002        # fraction of pixels: less is a blank image
+MIN_LINE_SHARE = 0.01      # a row or column of the crop needs this share of content pixels
+FREE_GRAY = 128            # occupancy: brighter is free floor
+WALL_GRAY = 110            # floor plan: darker is wall (telling the level of a map)
+
+
+class MapUnusable(ValueError):
+    """The image cannot be compared (blank, too small); the message says why."""
+
+
+@dataclass(frozen=True)
+class Signature:
+    level: str
+    grid: np.ndarray        # (GRID, GRID, C) float32, standardised per channel
+    aspect: float           # content width / height, in pixels
+
+
+def to_gray(rgb: np.ndarray) -> np.ndarray:
+    rgb = np.asarray(rgb)
+    return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
+
+
+def background_color(rgb: np.ndarray) -> np.ndarray:
+    """The most common colour along the image's border (coarsely quantised), as RGB floats."""
+    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]]).astype(np.int32)
+    keys = (border[:, 0] // 16) * 256 + (border[:, 1] // 16) * 16 + border[:, 2] // 16
+    values, counts = np.unique(keys, return_counts=True)
+    common = border[keys == values[np.argmax(counts)]]
+    return common.mean(axis=0)
+
+
+def content_box(rgb: np.ndarray) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1), exclusive ends: where the image differs from its background."""
+    h, w = rgb.shape[:2]
+    differs = _differs_from(rgb, background_color(rgb), BACKGROUND_TOLERANCE)
+    if differs.mean() < MIN_CONTENT:
+        raise MapUnusable("the image is blank (nothing differs from its background)")
+    # Rows and columns with a few stray pixels (JPEG noise, a logo) do not widen the box.
+    cols = np.flatnonzero(differs.sum(axis=0) >= max(1, MIN_LINE_SHARE * h))
+    rows = np.flatnonzero(differs.sum(axis=1) >= max(1, MIN_LINE_SHARE * w))
+    if len(cols) < 4 or len(rows) < 4:
+        raise MapUnusable("the image's content is too small to compare")
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def _differs_from(rgb: np.ndarray, color: np.ndarray, tolerance: float) -> np.ndarray:
+    """(H, W) bool: some channel is more than `tolerance` from `color` (compared per channel as
+    stored: converting a whole map to float would cost more than the rest of the signature)."""
+    out = np.zeros(rgb.shape[:2], bool)
+    for k in range(3):
+        c = rgb[..., k]
+        out |= (c < color[k] - tolerance) | (c > color[k] + tolerance)
+    return out
+
+
+def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
+    """(H, W[, C]) averaged over the cells of an out_h x out_w grid, by area.
+
+    A large image is first block-averaged by a whole factor (dropping fewer
+    than that many pixels at the edges, half on each side), then each cell
+    sums its pixels exactly, fractions at its borders included, from an
+    integral image. No matrix products: on a busy machine a threaded BLAS
+    can make a small product ten times slower.
+    """
+    v = np.asarray(values, np.float32)
+    if v.ndim == 2:
+        v = v[..., None]
+    h, w = v.shape[:2]
+    f = max(1, min(h // (2 * out_h), w // (2 * out_w)))
+    if f > 1:
+        h2, w2 = h // f, w // f
+        y0, x0 = (h - h2 * f) // 2, (w - w2 * f) // 2
+        v = v[y0:y0 + h2 * f, x0:x0 + w2 * f].reshape(h2, f, w2, f, -1).mean(axis=(1, 3))
+        h, w = h2, w2
+    ys = np.linspace(0.0, h, out_h + 1)
+    xs = np.linspace(0.0, w, out_w + 1)
+    integral = np.zeros((h + 1, w + 1, v.shape[2]))
+    integral[1:, 1:] = v.cumsum(0).cumsum(1)
+    at = _interp_axis(_interp_axis(integral, ys, 0), xs, 1)
+    sums = at[1:, 1:] - at[:-1, 1:] - at[1:, :-1] + at[:-1, :-1]
+    return (sums / np.outer(np.diff(ys), np.diff(xs))[..., None]).astype(np.float32)
+
+
+def _interp_axis(a: np.ndarray, where: np.ndarray, axis: int) -> np.ndarray:
+    """`a` sampled at fractional indices along `axis`, linearly (exact for an integral image)."""
+    lo = np.clip(np.floor(where).astype(int), 0, a.shape[axis] - 2)
+    t = (where - lo).reshape([-1 if k == axis else 1 for k in range(a.ndim)])
+    return np.take(a, lo, axis) * (1 - t) + np.take(a, lo + 1, axis) * t
+
+
+def level_channels(rgb: np.ndarray, level: str) -> np.ndarray:
+    """What a level's map is compared by, per pixel: free floor (occupancy); the plan's grey level
+    (floor plan: walls dark, each room's floor its own light tint, so the partition of the free
+    space into rooms counts as well as the walls); colour (photo)."""
+    if level == "occupancy":
+        return (to_gray(rgb) >= FREE_GRAY).astype(np.float32)
+    if level == "floorplan":
+        return to_gray(rgb).astype(np.float32)
+    if level == "photo":
+        return np.asarray(rgb, np.float32)
+    raise ValueError(f"unknown map level {level!r}; expected one of {LEVELS}")
+
+
+def signature(rgb: np.ndarray, level: str) -> Signature:
+    """The map's content on the comparison grid. Raises MapUnusable."""
+    rgb = np.asarray(rgb)
+    if rgb.ndim != 3 or rgb.shape[2] < 3 or min(rgb.shape[:2]) < 8:
+        raise MapUnusable(f"not an RGB image of at least 8x8 pixels (shape {rgb.shape})")
+    rgb = rgb[..., :3]
+    x0, y0, x1, y1 = content_box(rgb)
+    grid = area_resample(level_channels(rgb[y0:y1, x0:x1], level), GRID, GRID)
+    grid = grid - grid.mean(axis=(0, 1))
+    norm = np.sqrt((grid ** 2).sum())
+    if norm < 1e-6:
+        raise MapUnusable("the image's content is uniform")
+    return Signature(level, grid / norm, (x1 - x0) / (y1 - y0))
+
+
+def similarity(a: Signature, b: Signature) -> float:
+    """In [-1, 1]: normalised cross-correlation of the grids at their best small shift, times the
+    aspect ratios' agreement (min/max)."""
+    best = -1.0
+    s = SHIFT_CELLS
+    for dy in range(-s, s + 1):
+        for dx in range(-s, s + 1):
+            pa = a.grid[max(dy, 0):GRID + min(dy, 0), max(dx, 0):GRID + min(dx, 0)]
+            pb = b.grid[max(-dy, 0):GRID + min(-dy, 0), max(-dx, 0):GRID + min(-dx, 0)]
+            best = max(best, float((pa * pb).sum()))
+    aspect = min(a.aspect, b.aspect) / max(a.aspect, b.aspect)
+    return best * aspect
+
+
+def guess_level(rgb: np.ndarray) -> str | None:
+    """Which level a map image is, when its look says so: nearly all black and white is an
+    occupancy map; a light, mostly grey-free image with dark thin walls a floor plan; a colourful
+    one a photo. None when it is neither clearly."""
+    rgb = np.asarray(rgb, np.float32)[..., :3]
+    gray = to_gray(rgb)
+    saturation = rgb.max(axis=2) - rgb.min(axis=2)
+    binary = ((gray < 40) | (gray > 215)) & (saturation < 30)
+    if binary.mean() > 0.97:
+        return "occupancy"
+    light = gray > 190
+    dark = (gray < WALL_GRAY) & (saturation < 30)
+    if light.mean() > 0.85 and 0.003 < dark.mean() < 0.12:
+        return "floorplan"
+    if saturation.mean() > 12:
+        return "photo"
+    return None
+
+
+# ------------------------------------------------------------ trajectories
+def path_pixels(rgb: np.ndarray) -> np.ndarray:
+    """(N, 2) x, y of the red path's pixels (the drawn trajectory)."""
+    r, g, b = (np.asarray(rgb[..., k], np.int16) for k in range(3))
+    ys, xs = np.nonzero((r > 150) & (r - g > 70) & (r - b > 70))
+    return np.stack([xs, ys], axis=1).astype(np.float64) + 0.5
+
+
+def start_dot(rgb: np.ndarray, min_pixels: int = 12) -> np.ndarray | None:
+    """x, y of the blue start dot's centre; None when there is none."""
+    r, g, b = (np.asarray(rgb[..., k], np.int16) for k in range(3))
+    ys, xs = np.nonzero((b > 150) & (b - r > 70) & (b - g > 50))
+    if len(xs) < min_pixels:
+        return None
+    return np.array([xs.mean(), ys.mean()]) + 0.5
+
+
+def densify(polyline: np.ndarray, step: float = 1.0) -> np.ndarray:
+    """Points along the polyline at most `step` apart (its vertices included)."""
+    pts = np.asarray(polyline, float)
+    if len(pts) < 2:
+        return pts
+    out = [pts[:1]]
+    for a, b in zip(pts[:-1], pts[1:]):
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / step)))
+        t = np.arange(1, n + 1)[:, None] / n
+        out.append(a + (b - a) * t)
+    return np.concatenate(out)
+
+
+def _nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For each point of a, the distance to the nearest point of b."""
+    d2 = (a[:, None, 0] - b[None, :, 0]) ** 2 + (a[:, None, 1] - b[None, :, 1]) ** 2
+    return np.sqrt(d2.min(axis=1))
+
+
+@dataclass(frozen=True)
+class PathDistance:
+    chamfer: float          # symmetric: mean of the two directed mean nearest distances, map pixels
+    start_offset: float     # from the drawn start dot to where the walk starts, map pixels
+
+    @property
+    def total(self) -> float:
+        """What options are ranked by: a path drawn backwards is as far as its start is wrong."""
+        return self.chamfer + self.start_offset
+
+
+def path_distance(drawn: np.ndarray, start: np.ndarray, walked: np.ndarray, max_points: int = 800) -> PathDistance:
+    """How far a drawn path (pixels, start dot) lies from a walked one (a polyline), in the same pixels."""
+    walked = densify(walked, 1.0)
+    if len(drawn) > max_points:      # a thick stroke has thousands of pixels; a sample measures the same
+        drawn = drawn[np.linspace(0, len(drawn) - 1, max_points).astype(int)]
+    if len(walked) > max_points:
+        walked = walked[np.linspace(0, len(walked) - 1, max_points).astype(int)]
+    chamfer = 0.5 * (_nearest(drawn, walked).mean() + _nearest(walked, drawn).mean())
+    return PathDistance(float(chamfer), float(np.linalg.norm(np.asarray(start) - walked[0])))

@@ -1,0 +1,37 @@
+"""What the choice checks ask of an image reader, as an interface.
+
+The core reads no image files and renders nothing (no cv2, no open3d):
+`viewer.render.audit_images.SceneImages` implements this, and whoever runs
+the audit (the CLI, the window, the benchmark) passes the class to
+`run_audit(images=...)`; it is built once per audit, in the process that
+runs the release-wide checks. Without it the choice checks skip every
+question with the reason, never pass it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..scene import Scene
+
+
+class ImageSource(Protocol):
+    def read(self, path: str) -> np.ndarray:
+        """The image file as (H, W, 3) uint8 RGB.
+
+        Raises OSError or ValueError, saying why, when it cannot be read as an image.
+        """
+
+    def topdown(self, scene: Scene, level: str, width: int) -> np.ndarray:
+        """The scene seen from above at `level` ("photo", "occupancy", "floorplan"), rendered from its
+        geometry about `width` pixels across, as (H, W, 3) uint8 RGB.
+
+        Raises UserError when the scene has nothing to render.
+        """
+
+
+class ImageSourceFactory(Protocol):
+    def __call__(self) -> ImageSource:
+        """A reader for one audit (it may keep what it rendered)."""

@@ -1,0 +1,44 @@
+"""Reading option images and rendering reference maps, for the audit's choice checks.
+
+`SceneImages` implements viewer.core.audit.images.ImageSource (the class
+itself is the factory): pass it to `run_audit(images=SceneImages)`. Files
+are read with OpenCV; references are rendered by `topdown.render_topdown`
+through SceneAssets, which keeps each scene's mesh and maps for the audit.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..core.scene import Scene
+from .scene_assets import SceneAssets
+from .video import import_cv2
+
+
+class SceneImages:
+    def __init__(self, assets: SceneAssets | None = None):
+        self.assets = assets or SceneAssets()
+
+    def read(self, path: str) -> np.ndarray:
+        cv2 = import_cv2()
+        if not os.path.isfile(path):
+            raise OSError(f"{os.path.basename(path)}: no such file")
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{os.path.basename(path)} is not an image OpenCV can read")
+        return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+
+    def topdown(self, scene: Scene, level: str, width: int) -> np.ndarray:
+        """The scene's map at `level` through its own affine for that level (another level's, else one
+        fitted to the mesh), scaled to `width` pixels across."""
+        declared = scene.topdown.get(level)
+        if declared is None or declared.world_to_pixel is None or not declared.width or not declared.height:
+            declared = next((m for m in scene.topdown.values()
+                             if m.world_to_pixel is not None and m.width and m.height), None)
+        if declared is None:
+            size = (width, int(round(width * 0.8)))
+            return self.assets.topdown(scene, level, None, size).image
+        scale = width / declared.width
+        size = (width, max(1, int(round(declared.height * scale))))
+        return self.assets.topdown(scene, level, declared.world_to_pixel * scale, size).image
