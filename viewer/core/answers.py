@@ -237,7 +237,7 @@ def parse_number(raw: Any, profile: str = STRICT, rescues: tuple = ()) -> Parsed
     return _finite_or_not(_parse_number(raw, profile, rescues))
 
 
-def _parse_point(raw: Any, profile: str = STRICT) -> Parsed:
+def parse_point(raw: Any, profile: str = STRICT) -> Parsed:
     """A map point: `<point>x y</point>`, else the first two numbers (see `_parse_point`)."""
     return _finite_or_not(_parse_point(raw, profile))
 
