@@ -17,6 +17,8 @@ class Session:
     results: list[ModelResult] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     parse_cache: dict = field(default_factory=dict, repr=False)
+    # Where its scenes come from; None: the release's own sources (scene_sources.SOURCE_KINDS).
+    scene_sources: list | None = None
 
     @property
     def models(self) -> list[str]:
