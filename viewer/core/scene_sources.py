@@ -9,8 +9,9 @@ that has an id wins, and caches the answer.
 
 The first kind reads `<release>/scenes/index.json`, which maps the
 release's scene ids to imported scene folders (`{"scene4": "Rs_int"}`); the
-second reads `<release>/scenes/<id>/scene.json` (gst-scene/1). Another kind (an importer) is one module with a class that has these three
-methods and takes the release root, plus one line in SOURCE_KINDS.
+second reads `<release>/scenes/<id>/scene.json` (gst-scene/1). Another
+kind (an importer) is one module with a class that has these three methods
+and takes the release root, plus one line in SOURCE_KINDS.
 """
 from __future__ import annotations
 

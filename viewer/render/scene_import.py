@@ -22,8 +22,15 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostics, UserError
 from ..core.scene import Instance, Scene, TopdownMap, VideoTrack
-from ..core.scene_import import (check_units, inverted_trajectory, read_trajectory, staging_folder, tie_to_video,
-                                 z_up, z_up_points)
+from ..core.scene_import import (
+    check_units,
+    inverted_trajectory,
+    read_trajectory,
+    staging_folder,
+    tie_to_video,
+    z_up,
+    z_up_points,
+)
 from ..core.scene_import.omnigibson import OmniGibsonScene, read_omnigibson
 from ..core.scene_writer import write_scene
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh

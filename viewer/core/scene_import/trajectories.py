@@ -141,7 +141,8 @@ def _quaternion(q_xyzw: np.ndarray, file: str, line: int, diags: Diagnostics) ->
                     code="import.bad_quaternion")
         return None
     if abs(n - 1.0) > 1e-2:
-        diags.warning(f"quaternion norm is {n:.4g}, not 1; normalised", file, line, code="import.unnormalised_quaternion")
+        diags.warning(f"quaternion norm is {n:.4g}, not 1; normalised", file, line,
+                      code="import.unnormalised_quaternion")
     return quaternion_to_matrix(q_xyzw / n)
 
 
@@ -181,8 +182,8 @@ def read_tum(path: Path, intrinsics: Path | None = None) -> Trajectory:
     for line, text in _text_lines(path, d):
         v = _numbers(text.split())
         if v is None or len(v) != 8:
-            d.error(f"malformed line: expected 'timestamp tx ty tz qx qy qz qw' (8 numbers), got {text.strip()[:60]!r}; "
-                    "skipped", f, line, code="import.malformed_line")
+            d.error("malformed line: expected 'timestamp tx ty tz qx qy qz qw' (8 numbers), "
+                    f"got {text.strip()[:60]!r}; skipped", f, line, code="import.malformed_line")
             continue
         R = _quaternion(np.array(v[4:8]), f, line, d)
         poses.append(_pose(R, v[1:4]) if R is not None else np.full((4, 4), np.nan))
@@ -286,7 +287,8 @@ def read_nerfstudio(path: Path, intrinsics: Path | None = None) -> Trajectory:
     f = str(file)
     doc = parse_json_document(read_text(file, d), file, d)
     if doc is None:
-        raise UserError(f"{file}: cannot import" + _first_problem(d))
+        first = d.of_level("error")[0]
+        raise UserError(f"{first.file}:{first.line}: {first.message}" if first.line else f"{file}: {first.message}")
     if not isinstance(doc, dict) or not isinstance(doc.get("frames"), list):
         raise UserError(f"{file}: 'frames' must be a list of frames (a nerfstudio transforms.json)")
     poses, names, where = [], [], []
