@@ -4,7 +4,14 @@ import pytest
 
 from viewer.core.diagnostics import UserError
 from viewer.core.scene import Box3, Instance, Scene, SceneLibrary, load_scene
-from viewer.core.scene_sources import SOURCE_KINDS, MeshFile, SceneJsonFolders, release_sources, scene_mesh_file
+from viewer.core.scene_sources import (
+    SOURCE_KINDS,
+    MeshFile,
+    SceneIndex,
+    SceneJsonFolders,
+    release_sources,
+    scene_mesh_file,
+)
 
 
 class MemorySource:
@@ -49,7 +56,7 @@ def test_order_decides_between_sources_with_the_same_id(tmp_path):
 
 def test_default_sources_are_the_registered_kinds(tmp_path, monkeypatch, make_scene):
     make_scene(tmp_path, Scene("scene_1", ""))
-    assert [type(s) for s in release_sources(tmp_path)] == [SceneJsonFolders]
+    assert [type(s) for s in release_sources(tmp_path)] == [SceneIndex, SceneJsonFolders]
     assert SceneLibrary(tmp_path).available() == ["scene_1"]
     # An importer is one registration: its scenes come after the scene.json folders'.
     monkeypatch.setitem(SOURCE_KINDS, "memory", lambda root: MemorySource("memory", ["scene_1", "scene_5"]))

@@ -7,6 +7,8 @@
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
     gst-viewer flags export RELEASE --format F   reviewer verdicts and notes
     gst-viewer render|clip|gallery RELEASE ...   figures, clips, task gallery (viewer/export_cli.py)
+    gst-viewer import-scene OUT_DIR SOURCE...     a real scene as gst-scene/1 (viewer/import_cli.py)
+    gst-viewer --scene DIR                       open one scene on its own
 
 Exit codes (README "Exit codes"): 0 success; 1 the command ran but found what it was asked to
 fail on (`score`: an input could not be read or matched no question; `audit --fail-on`: findings of
@@ -35,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest,
                 "audit": cmd_audit, "flags": cmd_flags,
-                "render": _export("cmd_render"), "clip": _export("cmd_clip"), "gallery": _export("cmd_gallery")}
+                "render": _export("cmd_render"), "clip": _export("cmd_clip"), "gallery": _export("cmd_gallery"),
+                "import-scene": cmd_import_scene}
     try:
         if argv and argv[0] in commands:
             return commands[argv[0]](argv[1:])
@@ -323,6 +326,12 @@ _EXPORT_SUMMARIES = {"cmd_render": "A figure of one question: map, panel or 3D s
                      "cmd_gallery": "One slide per Table-1 task and a grid of all, for talks."}
 
 
+def cmd_import_scene(argv: list[str]) -> int:
+    """Import a scene (OmniGibson scene file, or a mesh and a camera trajectory) as a gst-scene/1 folder."""
+    from .import_cli import cmd_import_scene as run
+    return run(argv)
+
+
 def _export(name: str):
     """Figures, clips and the task gallery (viewer/export_cli.py), imported when used."""
     def run(argv: list[str]) -> int:
@@ -347,10 +356,21 @@ def cmd_open(argv: list[str]) -> int:
     p.add_argument("--predictions", "-p", nargs="*", default=None,
                    help="prediction files (default: the release's predictions/*.jsonl; -p alone: none)")
     p.add_argument("--uid", help="select this question")
+    p.add_argument("--scene", metavar="DIR", help="open one scene folder (scene.json) on its own: 3D view, maps, "
+                                                  "trajectory, no questions")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot")
     p.add_argument("--version", action="version", version=f"gst-viewer {__version__}")
     args = p.parse_args(argv)
+
+    if args.scene:
+        if args.release or args.predictions or args.uid:
+            raise UserError("--scene opens a scene on its own; it takes no release, predictions or --uid")
+        if not (Path(args.scene).expanduser() / "scene.json").is_file():
+            raise UserError(f"{args.scene}: no scene.json in this folder")
+        _choose_display(args.screenshot)
+        from .ui.app import run_app
+        return run_app(None, [], screenshot=args.screenshot, size=args.size, scene=args.scene)
 
     from .assets import default_predictions, default_release
     release = args.release or default_release()

@@ -92,11 +92,11 @@ class MapChoice:
         return tuple(o.source for o in self.options)
 
 
-def choose_map(question: Question, geometry: QuestionGeometry | None,
+def choose_map(question: Question | None, geometry: QuestionGeometry | None,
                preferred: MapSource | None = None) -> MapChoice:
     """The maps `question` can be shown on, given its linked scene objects and the user's choice."""
     options: list[MapOption] = []
-    own = question.role_image("map")
+    own = question.role_image("map") if question is not None else None     # None: a scene shown alone
     if own is not None:
         options.append(MapOption(MapSource.release(), "release map image" + ("" if own.exists else " (missing)")))
     scene = geometry.scene if geometry is not None else None

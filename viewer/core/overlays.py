@@ -128,7 +128,7 @@ def published_map_overlay(question: Question, qi: int, results: list[ModelResult
     return ov if ov.items else None
 
 
-def scene_map_overlay(question: Question, qi: int, results: list[ModelResult], g: QuestionGeometry,
+def scene_map_overlay(question: Question | None, qi: int | None, results: list[ModelResult], g: QuestionGeometry,
                       width: int, height: int, world_to_pixel=None) -> Overlay:
     """The full overlay from scene metadata on a map image of `width` x `height`.
 
@@ -156,7 +156,7 @@ def scene_map_overlay(question: Question, qi: int, results: list[ModelResult], g
                 return geo.world_to_pixel(W, world)
             own_to_shown = W[:, :2] @ np.linalg.inv(own_W[:, :2])
 
-    kind = question.kind
+    kind = question.kind if question is not None else None       # None: a scene shown alone
     if W is None:
         ov.notes.append("the map has no world_to_pixel: the scene cannot be drawn on it")
         if kind is not None:
@@ -297,7 +297,7 @@ class SceneContext:
         return out
 
 
-def scene_overlay_3d(question: Question, qi: int, results: list[ModelResult], g: QuestionGeometry,
+def scene_overlay_3d(question: Question | None, qi: int | None, results: list[ModelResult], g: QuestionGeometry,
                      frustum_depth: float = 0.4, floor_z: float | None = None) -> Overlay:
     """The question in the room: path, frustums, target box, and the kind's truth and answers.
 
@@ -322,7 +322,7 @@ def scene_overlay_3d(question: Question, qi: int, results: list[ModelResult], g:
             target_distance = float(np.linalg.norm(g.target.bbox.center[:2] - geo.camera_center(vp.pose)[:2]))
     if floor_z is None:
         floor_z = _floor(g)
-    kind = question.kind
+    kind = question.kind if question is not None else None       # None: a scene shown alone
     if kind is not None:
         truth = question.truth.value if question.truth.ok else None
         kind.scene_overlay(SceneContext(ov, question, model_answers(qi, results), truth,

@@ -7,9 +7,11 @@ geometry is (`mesh`, in a form the render layer loads; the core never
 opens a mesh). `SceneLibrary` asks a release's sources in order, the first
 that has an id wins, and caches the answer.
 
-The first kind reads `<release>/scenes/<id>/scene.json` (gst-scene/1).
-Another kind (an importer) is one module with a class that has these three
-methods and takes the release root, plus one line in SOURCE_KINDS.
+The first kind reads `<release>/scenes/index.json`, which maps the
+release's scene ids to imported scene folders (`{"scene4": "Rs_int"}`); the
+second reads `<release>/scenes/<id>/scene.json` (gst-scene/1). Another
+kind (an importer) is one module with a class that has these three methods
+and takes the release root, plus one line in SOURCE_KINDS.
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .diagnostics import Diagnostics, UserError
+from .media import within
 from .scene import SCENE_FILE, SCENES_FOLDER, Scene, scene_file
 
 
@@ -79,9 +83,96 @@ def _inside(path: Path, root: Path) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
+SCENE_INDEX = "index.json"
+
+
+class SceneIndex:
+    """`<release>/scenes/index.json`: scene id -> a scene folder (relative to scenes/, inside the release),
+    e.g. `{"scene4": "Rs_int"}` for a scene imported with `gst-viewer import-scene`.
+
+    A problem with the index (malformed, an entry naming no scene folder) is
+    reported in the diagnostics of every scene it gives; an id whose entry is
+    unusable gives an empty scene carrying the reason, rather than silently
+    falling back to another source.
+    """
+
+    def __init__(self, release_root: str | Path):
+        self.root = Path(release_root)
+        self.file = self.root / SCENES_FOLDER / SCENE_INDEX
+        self._entries: dict[str, Path] | None = None
+        self._bad: dict[str, object] = {}           # scene id -> the Diagnostic that refused its entry
+        self.diagnostics = Diagnostics()
+        self._meshes: dict[str, str | None] = {}     # scene id -> mesh path, as its last load read it
+
+    def entries(self) -> dict[str, Path]:
+        """Scene id -> the folder holding its scene.json, read once."""
+        if self._entries is None:
+            self._entries = self._read() if self.file.is_file() else {}
+        return self._entries
+
+    def _read(self) -> dict[str, Path]:
+        from .textio import parse_json_document, read_text
+        d = self.diagnostics
+        try:
+            doc = parse_json_document(read_text(self.file, d), self.file, d)
+        except UserError as e:
+            d.error(str(e), self.file, code="scene_index.unreadable")
+            return {}
+        if not isinstance(doc, dict):
+            if doc is not None:
+                d.error(f"must be an object mapping scene ids to folders, got {type(doc).__name__}", self.file,
+                        code="scene_index.not_object")
+            return {}
+        scenes = (self.root / SCENES_FOLDER).resolve()
+        out: dict[str, Path] = {}
+
+        def refuse(sid: str, why: str, code: str) -> None:
+            d.error(f"{sid}: {why}; ignored", self.file, code=code)
+            self._bad[sid] = d.items[-1]
+        for sid, folder in doc.items():
+            if not isinstance(folder, str) or not folder.strip() or os.path.isabs(folder):
+                refuse(sid, f"expected a folder relative to scenes/, got {folder!r}", "scene_index.bad_entry")
+                continue
+            path = (scenes / folder).resolve()
+            if not within(str(path), str(self.root.resolve())):
+                refuse(sid, f"{folder!r} is outside the release", "scene_index.outside_release")
+            elif not (path / SCENE_FILE).is_file():
+                refuse(sid, f"{folder!r} has no {SCENE_FILE}", "scene_index.no_scene")
+            else:
+                out[sid] = path
+        return out
+
+    def available(self) -> list[str]:
+        return sorted(self.entries())
+
+    def load(self, scene_id: str) -> Scene | None:
+        folder = self.entries().get(scene_id)
+        if folder is None:
+            bad = self._bad.get(scene_id)
+            if bad is None:
+                return None
+            empty = Scene(scene_id, str(self.file.parent))
+            empty.diagnostics.items.append(bad)
+            return empty
+        from .scene_reader import read_scene_file
+        # Read under the folder's own id (scene.json names it), then known by the release's id.
+        scene = read_scene_file(folder / SCENE_FILE, folder.name)
+        scene.id = scene_id
+        scene.diagnostics.items[:0] = self.diagnostics.items
+        self._meshes[scene_id] = scene.mesh
+        return scene
+
+    def mesh(self, scene_id: str) -> MeshFile | None:
+        if scene_id not in self._meshes and self.load(scene_id) is None:
+            return None
+        path = self._meshes.get(scene_id)
+        return MeshFile(path) if path else None
+
+
 # Kinds of scene source by name, each made from the release root. A release's
 # scenes are looked up in this order: the first source that has an id wins.
 SOURCE_KINDS: dict[str, Callable[[Path], SceneSource]] = {
+    "scenes/index.json": SceneIndex,
     "scene.json": SceneJsonFolders,
 }
 

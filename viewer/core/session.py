@@ -18,6 +18,8 @@ class Session:
     results: list[ModelResult] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     parse_cache: dict = field(default_factory=dict, repr=False)
+    # Where its scenes come from; None: the release's own sources (scene_sources.SOURCE_KINDS).
+    scene_sources: list | None = None
     profile: str = STRICT              # how answers are read (answers.PROFILES)
     _random_row: dict | None = field(default=None, repr=False)
 

@@ -105,7 +105,8 @@ class InspectorState:
     def scenes(self) -> SceneLibrary | None:
         """The release's scene metadata, read on first use and kept while the release is open."""
         if self._scenes[0] is not self.session:
-            lib = SceneLibrary(self.session.release.root) if self.session is not None else None
+            lib = SceneLibrary(self.session.release.root, self.session.scene_sources) \
+                if self.session is not None else None
             self._scenes = (self.session, lib)
         return self._scenes[1]
 
@@ -158,9 +159,9 @@ class InspectorState:
     # --------------------------------------------------------- what shows
     @property
     def map_choice(self) -> MapChoice | None:
-        """The maps the question shown can be drawn on, best first (None: no question)."""
+        """The maps the question shown (or the scene shown alone) can be drawn on, best first (None: neither)."""
         q = self.current
-        return choose_map(q, self.geometry, self.map_source) if q is not None else None
+        return choose_map(q, self.geometry, self.map_source) if q is not None or self.geometry is not None else None
 
     @property
     def shown_map(self) -> MapSource | None:

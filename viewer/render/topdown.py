@@ -56,7 +56,7 @@ def fit_world_to_pixel(bounds_xy_min, bounds_xy_max, width: int, height: int,
                      [0.0, -scale, height / 2 + scale * centre[1]]])
 
 
-def _cached(scene_mesh: SceneMesh, key: str, build):
+def _cached(scene_mesh: SceneMesh, key, build):
     if key not in scene_mesh._cache:
         scene_mesh._cache[key] = build()
     return scene_mesh._cache[key]
@@ -99,7 +99,9 @@ def render_topdown(scene_mesh: SceneMesh, world_to_pixel, width: int, height: in
     if level == "photo":
         return _photo(scene_mesh, no_ceiling, W, width, height, color_by)
     floor_z, has_floor = _floor_top(scene_mesh)
-    free, wall_hit = _slice(scene_mesh, no_ceiling, W, width, height, floor_z, has_floor)
+    # Occupancy and floor plan share the slice: rendering both (an import does) casts it once.
+    free, wall_hit = _cached(scene_mesh, ("slice", W.tobytes(), width, height), lambda: _slice(
+        scene_mesh, no_ceiling, W, width, height, floor_z, has_floor))
     if level == "occupancy":
         return np.repeat(np.where(free, 255, 0).astype(np.uint8)[..., None], 3, axis=2)
     return _floorplan(scene_mesh, W, width, height, wall_hit, floor_z, rooms)

@@ -97,8 +97,9 @@ class ScreenshotWhenSettled:
 
 
 def run_app(release, predictions: list, uid: str | None = None, screenshot: str | None = None,
-            size: str = "1600x1000") -> int:
-    """Open the window on `release` (exit code when it closes), or save a screenshot and exit."""
+            size: str = "1600x1000", scene: str | None = None) -> int:
+    """Open the window on `release`, or on one `scene` folder alone (exit code when it closes),
+    or save a screenshot and exit."""
     width, height = parse_size(size)
     app = make_app()
     from PyQt6.QtCore import QSettings
@@ -120,7 +121,10 @@ def run_app(release, predictions: list, uid: str | None = None, screenshot: str 
             app.exit(code)
         shot = ScreenshotWhenSettled(window, screenshot, done, uid)
     window.show()
-    window.open_release(release, predictions, uid)
+    if scene is not None:
+        window.open_scene(scene)
+    else:
+        window.open_release(release, predictions, uid)
     code = app.exec()
     if screenshot:
         del shot

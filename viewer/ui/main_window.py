@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         self.cache = ImageCache()
         self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
         self._pending_uid: str | None = None
+        self._hidden_for_scene: list[QDockWidget] = []     # docks `open_scene` hid, shown again with a release
         self.setWindowTitle("gst-viewer")
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
@@ -139,6 +140,8 @@ class MainWindow(QMainWindow):
         file = mb.addMenu("&File")
         self._action(file, "&Open release…", self.choose_release, QKeySequence.StandardKey.Open)
         self._action(file, "&Add predictions…", self.choose_predictions, "Ctrl+Shift+O")
+        self._action(file, "Open &scene…", self.choose_scene)
+        self._action(file, "&Import scene…", self.show_import_dialog, "Ctrl+I")
         self.recent_menu = file.addMenu("Recent releases")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()
@@ -221,6 +224,39 @@ class MainWindow(QMainWindow):
         if path and not self.grab().save(path):
             self.show_status(f"{path}: cannot write the image")
 
+    def choose_scene(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a scene folder (scene.json)", self.release_path or "")
+        if path:
+            self.open_scene(path)
+
+    def show_import_dialog(self) -> None:
+        from .import_dialog import ImportSceneDialog
+        if getattr(self, "import_dialog", None) is None:
+            self.import_dialog = ImportSceneDialog(self.jobs, self)
+            self.import_dialog.imported.connect(self.open_scene)
+        self.import_dialog.show()
+        self.import_dialog.raise_()
+
+    def open_scene(self, folder) -> None:
+        """Show one scene folder on its own (`--scene DIR`): its maps, trajectory and 3D view, no questions."""
+        from ..core.scene_alone import scene_session
+        path = str(Path(folder).expanduser().resolve())
+        try:
+            session = scene_session(path)
+        except UserError as e:
+            self._load_failed(path, str(e))
+            return
+        self.setWindowTitle(f"gst-viewer — scene {Path(path).name}")
+        self.problems.clear()
+        # No questions, no models: the browser and Table 1 would be empty; they come back with a release.
+        self._hidden_for_scene = [d for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock,
+                                              self.review_dock) if d.isVisible()]
+        for d in self._hidden_for_scene:
+            d.hide()
+        self.state.open(session, path)
+        self.show_status(f"scene {Path(path).name} (no questions) from {path}")
+        self.sessionLoaded.emit()
+
     def recent_releases(self) -> list[str]:
         value = self.settings.value("recent", [])
         if isinstance(value, str):
@@ -247,6 +283,9 @@ class MainWindow(QMainWindow):
         self.loadFailed.emit(message)
 
     def _session_loaded(self, path: str, session: Session) -> None:
+        for d in self._hidden_for_scene:
+            d.show()
+        self._hidden_for_scene = []
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)

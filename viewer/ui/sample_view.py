@@ -18,6 +18,7 @@ from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, 
 from ..core.map_choice import MapKind, MapSource
 from ..core.overlays import model_answers, published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.scene import QuestionGeometry, link_question
+from ..core.scene_alone import scene_geometry
 from ..core.session import Session
 from ..core.state import InspectorState
 from .answer_charts import DirectionDial, DistanceBars
@@ -55,6 +56,7 @@ class SampleView(QWidget):
         self._scenes_read: set[str] = set()
         self._map_arrays: OrderedDict[str, np.ndarray] = OrderedDict()
         self.has_scenes = False
+        self.scene_alone: str | None = None
 
         self.header = SampleHeader(state)
         self.map_panel = MapPanel(state)
@@ -129,6 +131,9 @@ class SampleView(QWidget):
         self._map_arrays.clear()
         scenes = self.state.scenes
         self.has_scenes = bool(scenes and scenes.available())
+        # A release without questions whose library has one scene (`--scene DIR`) shows that scene.
+        alone = session is not None and len(session.release) == 0 and self.has_scenes
+        self.scene_alone = scenes.available()[0] if alone else None
 
     @property
     def names(self) -> list[str]:
@@ -142,6 +147,8 @@ class SampleView(QWidget):
             self._new_session(state.session)
         qi, q = state.question, state.current
         state.geometry = None
+        for part in (self.text_split, self.header, self.media_split):
+            part.setVisible(self.scene_alone is None)
         if q is None:
             self.player.set_video(None, "no question selected")
             self.view_pane.set_message("")
@@ -150,6 +157,8 @@ class SampleView(QWidget):
             self.answer_stack.setCurrentWidget(self.map_panel)
             self.chart_stack.hide()
             self.view3d.set_scene(None, None, "no question selected")
+            if self.scene_alone is not None:
+                self._load_scene_alone()
             return
         # A scene already read links in microseconds: do it now, so the views
         # are drawn once rather than once before and once after the scene.
@@ -196,10 +205,47 @@ class SampleView(QWidget):
         self.statusMessage.emit(f"scene metadata: {message}")
         self.view3d.set_scene(None, None, f"The scene cannot be read: {message}")
 
+    # ------------------------------------------------------- scene alone
+    def _load_scene_alone(self) -> None:
+        scenes, sid = self.state.scenes, self.scene_alone
+        self.view3d.set_scene(None, None, "loading the scene…")
+        self.map_panel.show_message("Loading the scene…")
+        self.jobs.submit(lambda: scene_geometry(scenes.get(sid)), lane="geometry", scope="session",
+                         label="reading scene", done=self._scene_alone_read, failed=self._geometry_failed)
+
+    def _scene_alone_read(self, g: QuestionGeometry) -> None:
+        if self.state.current is None:
+            self.state.geometry = g
+
+    def _show_scene_alone(self, g: QuestionGeometry) -> None:
+        """The scene without a question: its maps with the trajectory, the 3D view, its video if any."""
+        if g.problems:
+            self.statusMessage.emit(f"scene {self.scene_alone}: " + "; ".join(g.problems))
+        if g.scene is None:
+            self.map_panel.show_message("; ".join(g.problems))
+            return
+        self.tabs.setTabEnabled(1, True)
+        self.text_split.setVisible(False)          # no prompt, no answers
+        self.header.setVisible(False)
+        self.media_split.setVisible(g.video is not None and bool(g.video.file))
+        self.answer_stack.setCurrentWidget(self.map_panel)
+        self.answer_stack.setVisible(True)
+        self.view_pane.setVisible(False)
+        if g.video is not None and g.video.file:
+            self.player.set_video(g.video.file, fps=g.video.fps)
+        else:
+            self.player.set_video(None, "This scene has no video; its camera path is drawn on the map and in 3D."
+                                  if g.video is not None else "This scene has no video or camera trajectory.")
+        self._refresh_map_sources()
+        self._update_3d()
+
     def _geometry_ready(self, g: QuestionGeometry | None) -> None:
         if g is None:
             return
         q = self.state.current
+        if q is None:
+            self._show_scene_alone(g)
+            return
         if g.problems:
             self.statusMessage.emit(f"{q.uid}: " + "; ".join(g.problems))
         if g.scene is None:
@@ -264,7 +310,7 @@ class SampleView(QWidget):
         self.map_panel.set_sources(choice.options, current)
         g = self.state.geometry
         scene_pending = g is None and self.has_scenes
-        needs_map = (q.kind is not None and q.kind.needs_map(q.column) or scene_pending
+        needs_map = (q is None or q.kind is not None and q.kind.needs_map(q.column) or scene_pending
                      or (g is not None and g.scene is not None))
         # Without any map, an angle or distance is shown by its chart alone.
         self.answer_stack.setVisible(bool(choice.options) or needs_map or not self.chart_stack.isVisible())
@@ -278,7 +324,8 @@ class SampleView(QWidget):
 
     def _source_chosen(self, _source: MapSource | None) -> None:
         q = self.state.current
-        if q is not None and not (q.kind is not None and q.kind.picks_an_option):
+        if q is not None and not (q.kind is not None and q.kind.picks_an_option) or \
+                q is None and self.state.geometry is not None:
             self._refresh_map_sources()
 
     def _show_source(self, source: MapSource) -> None:
@@ -384,7 +431,7 @@ class SampleView(QWidget):
             return
         q, qi = self.state.current, self.state.question
         overlay = scene_overlay_3d(q, qi, self.state.shown_results(), g)
-        self.view3d.set_scene(g.scene, overlay, "", target=q.target, names=self.names)
+        self.view3d.set_scene(g.scene, overlay, "", target=q.target if q is not None else None, names=self.names)
         self.view3d.set_frame(self.state.frame)
 
     def _frame_changed(self, k: int) -> None:

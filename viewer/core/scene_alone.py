@@ -1,0 +1,66 @@
+"""One scene folder opened on its own (`gst-viewer --scene DIR`): a session with no questions.
+
+The window works on a Session; a scene alone is a Session whose release has
+no questions and whose scene library holds that one folder (its own scene
+source). With no question to link, the scene's geometry is its first
+video's trajectory and its first map: `scene_geometry`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .diagnostics import Diagnostics, UserError
+from .media import MediaIndex
+from .release import QuestionList, Release
+from .scene import SCENE_FILE, QuestionGeometry, Scene
+from .scene_sources import MeshFile
+from .session import Session
+
+
+class SceneFolder:
+    """A scene source holding one scene folder, by the folder's name."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder).expanduser().absolute()
+        self.id = self.folder.name
+        self._mesh: str | None = None
+
+    def available(self) -> list[str]:
+        return [self.id] if (self.folder / SCENE_FILE).is_file() else []
+
+    def load(self, scene_id: str) -> Scene | None:
+        if scene_id != self.id or not (self.folder / SCENE_FILE).is_file():
+            return None
+        from .scene_reader import read_scene_file
+        scene = read_scene_file(self.folder / SCENE_FILE, self.id)
+        self._mesh = scene.mesh
+        return scene
+
+    def mesh(self, scene_id: str) -> MeshFile | None:
+        if self._mesh is None and self.load(scene_id) is None:
+            return None
+        return MeshFile(self._mesh) if self._mesh else None
+
+
+def scene_session(folder: str | Path) -> Session:
+    """A session with no questions whose scene library is the scene in `folder`."""
+    source = SceneFolder(folder)
+    if not source.available():
+        raise UserError(f"{source.folder}: no {SCENE_FILE} in this folder")
+    root = source.folder
+    n = 0
+    release = Release(root, QuestionList([], [], [], MediaIndex(str(root))), Diagnostics(), "scene", {}, [], [],
+                      np.zeros(n, np.int16), np.zeros((n, 2)), np.zeros(n, np.int16), [])
+    return Session(release, scene_sources=[source])
+
+
+def scene_geometry(scene: Scene | None) -> QuestionGeometry:
+    """What the views draw of a scene shown without a question: its first trajectory. No map is linked,
+    so the maps offered start with the photo-like rendering, then the scene's own maps."""
+    if scene is None:
+        return QuestionGeometry(None, None, None, None, None, ["the scene cannot be read"])
+    video = next(iter(scene.videos.values()), None)
+    problems = [str(d) for d in scene.diagnostics.of_level("error")]
+    return QuestionGeometry(scene, video, None, None, None, problems)

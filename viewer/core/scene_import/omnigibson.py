@@ -1,0 +1,175 @@
+"""OmniGibson / BEHAVIOR-1K scene files (`<scene>_best.json` and the task variants built on it), numpy only.
+
+The layout is OmniGibson's own reader's, `omnigibson/scenes/scene_base.py`
+(MIT, StanfordVL/OmniGibson and StanfordVL/BEHAVIOR-1K):
+
+  objects_info.init_info.<name>.args   category, model, bounding_box (object-aligned extents, m),
+                                       in_rooms, fixed_base, scale
+  state.registry.object_registry.<name>.root_link   pos, ori (quaternion x, y, z, w)   (newer files)
+  state.object_registry.<name>.root_link            the same                          (older files)
+  versions                              {package: version string}, absent in older files
+
+The world is z-up, in metres, as the viewer's: no conversion. Each object
+becomes an instance with its category as `semantic`, its first room and an
+oriented box of `bounding_box` extents, centred on the root link. The file
+does not say where a model's base link sits inside its box; OmniGibson's
+models put it at the box centre, and a mesh given with --meshes is placed
+exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..diagnostics import Diagnostics, UserError
+from ..scene import Box3, Instance
+from ..textio import parse_json_document, read_text
+
+
+@dataclass
+class OmniGibsonObject:
+    name: str
+    category: str
+    model: str | None
+    pose: np.ndarray                       # (4, 4) object-to-world
+    scale: np.ndarray | None               # per-axis scale of the model, when the file gives one
+    fixed_base: bool
+
+
+@dataclass
+class OmniGibsonScene:
+    file: str
+    instances: dict[str, Instance] = field(default_factory=dict)
+    objects: dict[str, OmniGibsonObject] = field(default_factory=dict)
+    layout: str = ""                        # "state.registry.object_registry" or "state.object_registry"
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+
+def read_omnigibson(path: str | Path) -> OmniGibsonScene:
+    """The scene's objects as instances; UserError when the file is not an OmniGibson scene file."""
+    path = Path(path)
+    d = Diagnostics()
+    f = str(path)
+    doc = parse_json_document(read_text(path, d), path, d)
+    if doc is None:
+        raise UserError(f"{path}: cannot import: " + "; ".join(str(x) for x in d.of_level("error")))
+    if not isinstance(doc, dict):
+        raise UserError(f"{path}: an OmniGibson scene file is a JSON object, got {type(doc).__name__}")
+    _check_versions(doc.get("versions"), f)
+    init = _table(doc, ("objects_info", "init_info"), f)
+    registry, layout = _registry(doc, f)
+    scene = OmniGibsonScene(f, layout=".".join(layout), diagnostics=d)
+    for name, info in init.items():
+        at = f"objects_info.init_info.{name}"
+        args = info.get("args") if isinstance(info, dict) else None
+        if not isinstance(args, dict):
+            d.error(f"{at}.args must be an object; object skipped", f, code="import.bad_object")
+            continue
+        category = args.get("category")
+        if not isinstance(category, str) or not category:
+            d.error(f"{at}.args.category must be a string; object skipped", f, code="import.bad_object")
+            continue
+        state = registry.get(name)
+        link = state.get("root_link") if isinstance(state, dict) else None
+        if not isinstance(link, dict):
+            d.error(f"{'.'.join(layout)}.{name}.root_link is missing: object {name!r} has no pose; skipped", f,
+                    code="import.object_without_pose")
+            continue
+        try:
+            pose = _pose(link, f"{'.'.join(layout)}.{name}.root_link")
+        except ValueError as e:
+            d.error(f"{e}; object skipped", f, code="import.bad_pose")
+            continue
+        rooms = args.get("in_rooms")
+        room = rooms[0] if isinstance(rooms, list) and rooms and isinstance(rooms[0], str) else \
+            rooms if isinstance(rooms, str) and rooms else None
+        box = None
+        if args.get("bounding_box") is not None:
+            try:
+                size = _vector(args["bounding_box"], 3, f"{at}.args.bounding_box")
+                if (size <= 0).any():
+                    raise ValueError(f"{at}.args.bounding_box must be positive, got {size.tolist()}")
+                q = np.asarray(link["ori"], float)
+                box = Box3(pose[:3, 3], size, q / np.linalg.norm(q))
+            except ValueError as e:
+                d.error(f"{e}; the object is imported without a box", f, code="import.bad_box")
+        else:
+            d.warning(f"{at}.args has no bounding_box; the object is imported without a box", f,
+                      code="import.no_box")
+        scale = args.get("scale")
+        try:
+            scale = None if scale is None else np.broadcast_to(np.asarray(scale, float), (3,)).copy()
+        except (ValueError, TypeError):
+            d.warning(f"{at}.args.scale is not a number or 3 numbers; ignored", f, code="import.bad_scale")
+            scale = None
+        model = args.get("model") if isinstance(args.get("model"), str) else None
+        scene.instances[name] = Instance(name, category, room, box)
+        scene.objects[name] = OmniGibsonObject(name, category, model, pose, scale, bool(args.get("fixed_base")))
+    extra = sorted(set(registry) - set(init))
+    if extra:
+        d.info(f"{len(extra)} entries of {'.'.join(layout)} have no objects_info.init_info (e.g. {extra[0]!r}); "
+               "not imported", f, code="import.registry_only")
+    if not scene.instances:
+        raise UserError(f"{path}: no object could be imported" + _first(d))
+    return scene
+
+
+def _first(d: Diagnostics) -> str:
+    errors = d.of_level("error")
+    return f" (first problem: {errors[0].message})" if errors else ""
+
+
+def _check_versions(versions: Any, f: str) -> None:
+    """Absent (older files) or {package: version}; anything else is a layout this reader does not know."""
+    if versions is None:
+        return
+    if not isinstance(versions, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
+                                                 for k, v in versions.items()):
+        raise UserError(f"{f}: 'versions' has an unknown layout ({str(versions)[:60]}); expected "
+                        "{package: version}, as OmniGibson writes it")
+
+
+def _table(doc: dict, keys: tuple[str, ...], f: str) -> dict:
+    node: Any = doc
+    for k, key in enumerate(keys):
+        if not isinstance(node, dict) or key not in node:
+            raise UserError(f"{f}: no '{'.'.join(keys[:k + 1])}': not an OmniGibson scene file")
+        node = node[key]
+    if not isinstance(node, dict):
+        raise UserError(f"{f}: '{'.'.join(keys)}' must be an object keyed by object name")
+    return node
+
+
+def _registry(doc: dict, f: str) -> tuple[dict, tuple[str, ...]]:
+    """The object registry, where OmniGibson's reader looks: the newer place first, then the older."""
+    state = doc.get("state")
+    if isinstance(state, dict) and isinstance(state.get("registry"), dict):
+        return _table(doc, ("state", "registry", "object_registry"), f), ("state", "registry", "object_registry")
+    return _table(doc, ("state", "object_registry"), f), ("state", "object_registry")
+
+
+def _vector(v: Any, n: int, what: str) -> np.ndarray:
+    if not isinstance(v, (list, tuple)) or len(v) != n:
+        raise ValueError(f"{what} must be a list of {n} numbers, got {str(v)[:60]}")
+    try:
+        out = np.array(v, float)
+    except (ValueError, TypeError):
+        raise ValueError(f"{what} must be a list of {n} numbers, got {str(v)[:60]}") from None
+    if not np.isfinite(out).all():
+        raise ValueError(f"{what} has NaN or infinite values")
+    return out
+
+
+def _pose(link: dict, what: str) -> np.ndarray:
+    from ..geometry import quaternion_to_matrix
+    pos = _vector(link.get("pos"), 3, f"{what}.pos")
+    q = _vector(link.get("ori"), 4, f"{what}.ori")
+    if np.linalg.norm(q) < 1e-9:
+        raise ValueError(f"{what}.ori is a zero-norm quaternion")
+    pose = np.eye(4)
+    pose[:3, :3] = quaternion_to_matrix(q)
+    pose[:3, 3] = pos
+    return pose

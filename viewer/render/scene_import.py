@@ -1,0 +1,275 @@
+"""`import-scene`: an OmniGibson scene file, or a mesh with a camera trajectory, as a gst-scene/1 folder.
+
+The core reads the formats (`viewer.core.scene_import`, numpy only); this
+module adds what needs trimesh and OpenCV: reading and converting the mesh,
+placing per-object meshes, rendering the top-down maps, reading the video's
+frame count. Everything is written into a temporary folder beside OUT_DIR,
+through the one writer (`scene_writer.write_scene`), and renamed into place
+at the end: a failed import leaves nothing behind.
+
+`import_scene(ImportRequest(...))` is what the CLI and the window's
+File → Import scene… both call.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..core.diagnostics import Diagnostics, UserError
+from ..core.scene import Instance, Scene, TopdownMap, VideoTrack
+from ..core.scene_import import (
+    check_units,
+    inverted_trajectory,
+    read_trajectory,
+    staging_folder,
+    tie_to_video,
+    z_up,
+    z_up_points,
+)
+from ..core.scene_import.omnigibson import OmniGibsonScene, read_omnigibson
+from ..core.scene_writer import write_scene
+from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
+
+MAP_SIZE = (640, 512)                 # the benchmark's map size
+MAP_LEVELS = ("floorplan", "occupancy")
+MESH_SUFFIXES = (".glb", ".gltf", ".obj", ".ply", ".stl", ".off")
+TRAJECTORY_ID = "trajectory"
+
+
+@dataclass
+class ImportRequest:
+    out_dir: str
+    omnigibson: str | None = None         # an OmniGibson scene file
+    meshes: str | None = None             # with it: decrypted per-object meshes
+    mesh: str | None = None               # or: one mesh (ply, obj, glb/gltf, ...)
+    up: str = "z"                         # the mesh's and trajectory's up axis
+    trajectory: str | None = None
+    trajectory_format: str | None = None  # None: guessed, and said so
+    intrinsics: str | None = None         # a .pincam for formats that keep them apart
+    video: str | None = None
+    tie: str | None = None                # "index" | "timestamp"; None: timestamp when both sides allow it
+    scene_id: str | None = None           # default: OUT_DIR's name
+    replace: bool = False
+
+
+@dataclass
+class ImportResult:
+    folder: Path
+    scene: Scene                          # as written (paths inside `folder`)
+    diagnostics: Diagnostics
+    timings: dict[str, float] = field(default_factory=dict)   # seconds per step
+
+    def summary(self) -> str:
+        s = self.scene
+        parts = [f"{len(s.instances)} instances" if s.instances else None,
+                 "a mesh" if s.mesh else None,
+                 f"{len(s.videos[TRAJECTORY_ID].poses)} camera poses" if TRAJECTORY_ID in s.videos else None,
+                 f"maps: {', '.join(s.topdown)}" if s.topdown else None]
+        return f"imported {s.id} into {self.folder}: " + ", ".join(p for p in parts if p)
+
+
+def import_scene(req: ImportRequest, progress: Callable[[int, int], None] | None = None) -> ImportResult:
+    """Run the import; UserError (naming the file and line or JSON path) when it must stop."""
+    if bool(req.omnigibson) == bool(req.mesh):
+        raise UserError("give one scene source: --omnigibson SCENE.json, or --mesh MESH (with --trajectory)")
+    if req.meshes and not req.omnigibson:
+        raise UserError("--meshes goes with --omnigibson (per-object meshes of that scene)")
+    if req.video and not req.trajectory:
+        raise UserError("--video needs --trajectory: the poses are what ties the video to the scene")
+    out = Path(req.out_dir)
+    scene_id = req.scene_id or out.name
+    diags = Diagnostics()
+    timings: dict[str, float] = {}
+    steps = 5
+    tick = _Ticker(timings, progress, steps)
+
+    with staging_folder(out, replace=req.replace) as tmp:
+        scene = Scene(scene_id, str(tmp), camera_convention="opencv")
+        if req.omnigibson:
+            og = read_omnigibson(req.omnigibson)
+            diags.extend(og.diagnostics)
+            scene.instances = og.instances
+            tick("scene file")
+            geometry = _omnigibson_geometry(og, req.meshes, tmp, scene, diags)
+        else:
+            geometry = _mesh_geometry(req.mesh, req.up, tmp, scene, tick)
+        tick("geometry")
+        lo, hi = geometry.bounds()
+        if req.trajectory:
+            scene.videos[TRAJECTORY_ID] = _track(req, tmp, lo, hi, diags)
+        tick("trajectory")
+        render_maps(geometry, scene, tmp)
+        tick("maps")
+        write_scene(scene)
+        tick("write")
+    written = Scene(scene.id, str(out.absolute()), scene.camera_convention,
+                    _moved(scene.mesh, tmp, out), scene.instances,
+                    {k: TopdownMap(m.name, _moved(m.image, tmp, out), m.kind, m.width, m.height, m.world_to_pixel)
+                     for k, m in scene.topdown.items()},
+                    {k: VideoTrack(v.id, _moved(v.file, tmp, out), v.fps, v.intrinsics, v.poses)
+                     for k, v in scene.videos.items()})
+    return ImportResult(out.absolute(), written, diags, timings)
+
+
+class _Ticker:
+    def __init__(self, timings: dict, progress, steps: int):
+        self.timings, self.progress, self.steps = timings, progress, steps
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self.timings[step] = self.timings.get(step, 0.0) + now - self.last
+        self.last = now
+        if self.progress:
+            self.progress(min(len(self.timings), self.steps), self.steps)
+
+
+def _moved(path: str | None, tmp: Path, out: Path) -> str | None:
+    return None if path is None else str(out.absolute() / Path(path).relative_to(tmp))
+
+
+# ------------------------------------------------------------------ geometry
+def _mesh_geometry(path: str, up: str, tmp: Path, scene: Scene, tick) -> SceneMesh:
+    """The mesh, z-up: copied as is when it already is (and is one self-contained file), else rewritten."""
+    src = Path(path)
+    mesh = load_scene_mesh(src)                 # UserError for a missing, unreadable or empty mesh
+    tick("mesh reading")
+    if up != "z" or src.suffix.lower() not in (".ply", ".glb"):
+        mesh.vertices = np.ascontiguousarray(z_up_points(mesh.vertices, up), np.float32)
+        dst = tmp / "mesh.ply"
+        _write_ply(mesh, dst)
+    else:
+        dst = tmp / f"mesh{src.suffix.lower()}"
+        shutil.copyfile(src, dst)
+    scene.mesh = str(dst)
+    return mesh
+
+
+def _write_ply(mesh: SceneMesh, dst: Path) -> None:
+    """Binary PLY with face colours (textures were baked to colours when the mesh was read)."""
+    import trimesh
+    t = trimesh.Trimesh(mesh.vertices, mesh.triangles, face_colors=mesh.triangle_colors, process=False)
+    dst.write_bytes(t.export(file_type="ply"))
+
+
+def _omnigibson_geometry(og: OmniGibsonScene, meshes: str | None, tmp: Path, scene: Scene,
+                         diags: Diagnostics) -> SceneMesh:
+    """Boxes, or with --meshes each object's mesh placed at its pose (one GLB node per instance)."""
+    semantics = {k: v.semantic for k, v in og.instances.items()}
+    boxes = {k: v.bbox for k, v in og.instances.items() if v.bbox is not None}
+    if not meshes:
+        return boxes_mesh(boxes, semantics)
+    import trimesh
+    folder = Path(meshes)
+    if not folder.is_dir():
+        raise UserError(f"--meshes {folder}: not a folder")
+    placed = trimesh.Scene()
+    missing = []
+    for name, obj in og.objects.items():
+        found = _object_mesh_file(folder, obj.category, obj.model)
+        part = None
+        if found is not None:
+            try:
+                part = trimesh.load(str(found), force="mesh")
+                if len(part.faces) == 0:
+                    raise ValueError("no triangles")
+            except Exception as e:   # one bad object mesh: its box instead, reported
+                diags.error(f"cannot read this object mesh ({e}); {name} is drawn as its box", found,
+                            code="import.bad_object_mesh")
+                part = None
+        if part is None:
+            if found is None:
+                missing.append(name)
+            box = boxes.get(name)
+            if box is None:
+                continue
+            part = trimesh.creation.box(extents=box.size)
+            pose = obj.pose
+        else:
+            part.apply_scale(_object_scale(obj, og.instances[name], part))
+            pose = obj.pose
+        part.apply_transform(pose)
+        placed.add_geometry(part, node_name=name, geom_name=name)
+    if missing:
+        diags.warning(f"{len(missing)} objects have no mesh in {folder} (e.g. {missing[0]!r}); drawn as their boxes",
+                      folder, code="import.object_mesh_missing")
+    dst = tmp / "mesh.glb"
+    dst.write_bytes(placed.export(file_type="glb"))
+    scene.mesh = str(dst)
+    return load_scene_mesh(dst, semantics)
+
+
+def _object_mesh_file(folder: Path, category: str, model: str | None) -> Path | None:
+    """`<model>.<ext>` directly in the folder, else the first mesh file under `<category>/<model>/`."""
+    if not model:
+        return None
+    for suffix in MESH_SUFFIXES:
+        if (folder / f"{model}{suffix}").is_file():
+            return folder / f"{model}{suffix}"
+    sub = folder / category / model
+    if sub.is_dir():
+        files = sorted(p for p in sub.rglob("*") if p.suffix.lower() in MESH_SUFFIXES)
+        return files[0] if files else None
+    return None
+
+
+def _object_scale(obj, inst: Instance, part) -> np.ndarray:
+    """What makes the model fill its `bounding_box` (OmniGibson's DatasetObject takes `bounding_box` or
+    `scale`, not both), else the file's `scale`."""
+    if inst.bbox is not None:
+        return inst.bbox.size / np.maximum(np.asarray(part.extents, float), 1e-9)
+    return obj.scale if obj.scale is not None else np.ones(3)
+
+
+# ------------------------------------------------------------------ trajectory
+def _track(req: ImportRequest, tmp: Path, lo, hi, diags: Diagnostics) -> VideoTrack:
+    traj = read_trajectory(req.trajectory, req.trajectory_format, req.intrinsics)
+    diags.extend(traj.diagnostics)
+    traj.poses = z_up(traj.poses, req.up)
+    mesh_name = req.mesh or req.omnigibson
+    check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
+    why = inverted_trajectory(traj.poses, lo, hi)
+    if why:
+        diags.warning(f"the trajectory looks inverted: {why}; check --trajectory-format", traj.source,
+                      code="import.trajectory_inverted")
+    poses, fps, file = traj.poses, None, None
+    if req.video:
+        from .video import VideoError, VideoReader
+        try:
+            reader = VideoReader(req.video)
+        except VideoError as e:
+            raise UserError(str(e)) from None
+        n, fps = reader.n_frames, reader.fps or None
+        reader.close()
+        by = req.tie or ("timestamp" if traj.timestamps is not None and fps else "index")
+        poses = tie_to_video(traj, n, fps, by, diags, req.video)
+        diags.info(f"poses tied to the video's {n} frames by {by}", req.video, code="import.video_tied")
+        file = str(tmp / f"video{Path(req.video).suffix.lower()}")
+        shutil.copyfile(req.video, file)
+    return VideoTrack(TRAJECTORY_ID, file, fps, traj.intrinsics, poses)
+
+
+# ------------------------------------------------------------------ maps
+def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path) -> None:
+    """The floor plan and the occupancy map, 640 x 512, fitted to the geometry, as PNGs in maps/."""
+    from .topdown import fit_world_to_pixel, render_topdown
+    from .video import import_cv2
+    if len(geometry.triangles) == 0:
+        return
+    lo, hi = geometry.bounds()
+    width, height = MAP_SIZE
+    W = fit_world_to_pixel(lo, hi, width, height)
+    rooms = {k: v.room for k, v in scene.instances.items() if v.room}
+    cv2 = import_cv2()
+    (tmp / "maps").mkdir()
+    for level in MAP_LEVELS:
+        image = render_topdown(geometry, W, width, height, level, rooms=rooms)
+        path = tmp / "maps" / f"{level}.png"
+        if not cv2.imwrite(str(path), image[:, :, ::-1]):
+            raise UserError(f"{path}: cannot write the map")
+        scene.topdown[level] = TopdownMap(level, str(path), level, width, height, W)
