@@ -51,13 +51,17 @@ def cmd_score(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     p.add_argument("--per-sample", metavar="FILE.jsonl", help="write one line per (model, question)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
+    p.add_argument("--benchmark", choices=("gst", "vsi"), help="the release's benchmark (default: detected)")
+    p.add_argument("--scoring-variant", metavar="NAME",
+                   help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
     args = p.parse_args(argv)
 
     from .core.session import open_session
     from .textprogress import ProgressBar
 
     with ProgressBar("scoring", len(args.predictions), min_total=4) as bar:
-        session = open_session(args.release, args.predictions, progress=bar)
+        session = open_session(args.release, args.predictions, progress=bar, benchmark=args.benchmark,
+                               scoring_variant=args.scoring_variant)
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")
@@ -70,15 +74,17 @@ def cmd_score(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     else:
-        print(format_table(board, session.random_row()))
+        print(format_table(board, session.random_row(), session.release.benchmark))
     return 0
 
 
-def format_table(board: dict, random_row: dict | None = None) -> str:
-    from .core.tasks import COLUMN_KEYS
+def format_table(board: dict, random_row: dict | None = None, benchmark=None) -> str:
+    from .core.benchmarks import GST
+    benchmark = benchmark or GST
+    COLUMN_KEYS = benchmark.table_keys
     models = board["models"]
     name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
-    cols = list(COLUMN_KEYS) + ["Avg"]
+    cols = [benchmark.label(k) for k in COLUMN_KEYS] + ["Avg"]
     widths = [max(len(c), 5) for c in cols]
 
     def fmt(v):
