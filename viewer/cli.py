@@ -182,6 +182,9 @@ def cmd_score(argv: list[str]) -> int:
     p.add_argument("--per-sample", metavar="FILE.jsonl",
                    help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
+    p.add_argument("--benchmark", choices=("gst", "vsi"), help="the release's benchmark (default: detected)")
+    p.add_argument("--scoring-variant", metavar="NAME",
+                   help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
@@ -193,7 +196,8 @@ def cmd_score(argv: list[str]) -> int:
     from .textprogress import ProgressBar
 
     with ProgressBar("scoring", len(predictions), min_total=4) as bar:
-        session = open_session(args.release, predictions, progress=bar, profile=args.parser)
+        session = open_session(args.release, predictions, progress=bar, profile=args.parser,
+                               benchmark=args.benchmark, scoring_variant=args.scoring_variant)
     failed = _failed_inputs(session)
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
@@ -207,7 +211,7 @@ def cmd_score(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     else:
-        print(format_table(board, session.random_row()))
+        print(format_table(board, session.random_row(), session.release.benchmark))
     for why in failed:
         print(f"gst-viewer: {why}", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
@@ -223,11 +227,13 @@ def _failed_inputs(session) -> list[str]:
     return out
 
 
-def format_table(board: dict, random_row: dict | None = None) -> str:
-    from .core.tasks import COLUMN_KEYS
+def format_table(board: dict, random_row: dict | None = None, benchmark=None) -> str:
+    from .core.benchmarks import GST
+    benchmark = benchmark or GST
+    COLUMN_KEYS = benchmark.table_keys
     models = board["models"]
     name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
-    cols = list(COLUMN_KEYS) + ["Avg"]
+    cols = [benchmark.label(k) for k in COLUMN_KEYS] + ["Avg"]
     widths = [max(len(c), 5) for c in cols]
 
     def fmt(v):

@@ -13,9 +13,9 @@ from itertools import repeat
 import numpy as np
 
 from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
+from .benchmarks import GST
 from .evaluate import ModelResult
 from .release import Release, natural_key
-from .tasks import COLUMNS
 
 # Parse-status filter choices: name -> what it keeps (for the selected model). Besides these
 # groups, every parse status (answers.STATUS_TEXT, e.g. "several_numbers") filters for itself.
@@ -49,7 +49,7 @@ MODEL_KEYS = ("answer", "error", "score")
 
 @dataclass(frozen=True)
 class BrowseFilter:
-    columns: frozenset[int] | None = None     # indices into tasks.COLUMNS; None = all
+    columns: frozenset[int] | None = None     # indices into the benchmark's columns; None = all
     scenes: frozenset[str] | None = None      # None = all
     model: int | None = None                  # index into session.results, for score/status
     score_min: float = 0.0
@@ -74,7 +74,7 @@ class BrowseIndex:
         self.column = release.column.astype(np.int32)
         # Points sort by x, then y; the other types by their value.
         self.truth_key = _sort_key(release.truth)
-        tasks = [c.task.lower() for c in COLUMNS] + [""]
+        tasks = [c.task.lower() for c in release.benchmark.columns] + [""]
         # The uid carries the target instance id, so searching it finds targets too.
         self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
         self._raw_lower: dict[int, list[str]] = {}     # per ModelResult, built on first search
@@ -263,8 +263,9 @@ def score_text(r: ModelResult, i: int) -> str:
     return "" if math.isnan(s) else f"{s:.2f}"
 
 
-def column_label(i: int) -> str:
-    return COLUMNS[i].key if 0 <= i < len(COLUMNS) else "?"
+def column_label(i: int, benchmark=GST) -> str:
+    c = benchmark.column(i)
+    return c.key if c is not None else "?"
 
 
 def _sort_key(rows: np.ndarray) -> np.ndarray:

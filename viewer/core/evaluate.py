@@ -12,7 +12,6 @@ from .diagnostics import Diagnostics
 from .kinds import WIDTH
 from .predictions import PredictionSet
 from .release import Release
-from .tasks import COLUMN_KEYS, COLUMNS
 
 
 @dataclass
@@ -58,14 +57,16 @@ class ModelResult:
         return column_means(release, self.score)
 
     def column_counts(self, release: Release) -> dict[str, int]:
-        return {k: int(np.sum((release.column == i) & ~np.isnan(self.score)))
-                for i, k in enumerate(COLUMN_KEYS)}
+        """Scored questions per leaderboard column (a group counts its members')."""
+        b = release.benchmark
+        return {k: int(np.sum(np.isin(release.column, b.members(k)) & ~np.isnan(self.score)))
+                for k in b.table_keys}
 
 
 def column_means(release: Release, score: np.ndarray) -> dict[str, float | None]:
-    """100 x mean score per Table 1 column; None for a column without questions."""
+    """100 x mean score per column of the release's benchmark; None for a column without questions."""
     out: dict[str, float | None] = {}
-    for i, k in enumerate(COLUMN_KEYS):
+    for i, k in enumerate(release.benchmark.column_keys):
         s = score[(release.column == i) & ~np.isnan(score)]
         out[k] = float(100.0 * s.mean()) if len(s) else None
     return out
@@ -82,6 +83,7 @@ def evaluate(release: Release, preds: PredictionSet,
     `parse_cache` when scoring several models: their answers repeat, and each distinct one is
     then parsed once."""
     check_profile(profile)
+    preds = release.benchmark.prepare_predictions(release, preds)
     n = len(release)
     keys = list(preds.raw)
     answers = list(preds.raw.values())
@@ -129,7 +131,7 @@ def parse_answers(release: Release, raw: np.ndarray, present: np.ndarray, profil
     answer = np.full((n, WIDTH), np.nan)
     kinds = column_kinds(release)
     status[present & (kinds < 0)] = "unscored"
-    for code, kind in enumerate(_KINDS):
+    for code, kind in enumerate(release.benchmark.kind_codes[0]):
         idx = np.flatnonzero(present & (kinds == code))
         if not len(idx):
             continue
@@ -177,18 +179,9 @@ def compare_profiles(release: Release, result: ModelResult, parse_cache: dict | 
     return ProfileComparison(base, average(column_means(release, lenient.score)), rescues)
 
 
-def _column_kinds() -> tuple[list, np.ndarray]:
-    """The distinct answer kinds of the columns, and each column's index among them (-1 appended)."""
-    kinds = list(dict.fromkeys(c.kind for c in COLUMNS))
-    return kinds, np.array([kinds.index(c.kind) for c in COLUMNS] + [-1])
-
-
-_KINDS, _COLUMN_KIND_CODES = _column_kinds()
-
-
 def column_kinds(release: Release) -> np.ndarray:
-    """Per question, the index of its answer kind in `_KINDS`, or -1 (unknown task)."""
-    return _COLUMN_KIND_CODES[release.column]      # column -1 picks the trailing -1
+    """Per question, the index of its answer kind in `release.benchmark.kind_codes[0]`, or -1 (unknown task)."""
+    return release.benchmark.kind_codes[1][release.column]      # column -1 picks the trailing -1
 
 
 def _valid_truth(release: Release, kind) -> np.ndarray:
@@ -205,35 +198,41 @@ def score_all(release: Release, answer: np.ndarray) -> tuple[np.ndarray, np.ndar
     score = np.full(n, np.nan)
     error = np.full(n, np.nan)
     kinds = column_kinds(release)
-    for code, kind in enumerate(_KINDS):
+    for code, kind in enumerate(release.benchmark.kind_codes[0]):
         m = (kinds == code) & _valid_truth(release, kind)
         w = kind.width
         s, e = kind.score(answer[m][:, :w], release.truth[m][:, :w])
         score[m], error[m] = s, e
+    if release.benchmark.invalid_truth_scores_zero:
+        score[(kinds >= 0) & np.isnan(score)] = 0.0
     return score, error
 
 
 def random_baseline(release: Release) -> dict[str, float | None]:
-    """Analytic expected score of uniform guessing, per column (0-100)."""
+    """Analytic expected score of uniform guessing, per leaderboard column (0-100)."""
     out: dict[str, float | None] = {}
-    for i, c in enumerate(COLUMNS):
+    for i, c in enumerate(release.benchmark.columns):
         kind = c.kind
         m = (release.column == i) & _valid_truth(release, kind)
         out[c.key] = (float(100 * kind.chance(release.truth[m][:, :kind.width], release.n_options[m]))
                       if m.any() else None)
-    return out
+    return release.benchmark.table(out)[0]
 
 
 def leaderboard(release: Release, results: list[ModelResult], profile: str = STRICT,
                 random_row: dict[str, float | None] | None = None) -> dict:
-    """The `score --json` document (docs/score.schema.json): per model the 12 columns, Avg, counts,
-    unparsed and the parse statuses' counts; the analytic random row."""
+    """The `score --json` document (docs/score.schema.json): per model the benchmark's columns, Avg,
+    counts, unparsed and the parse statuses' counts; the analytic random row.
+
+    A benchmark with grouped columns (VSI-Bench's directions) adds "subcolumns", the groups' members.
+    """
+    b = release.benchmark
     models = {}
     for r in results:
-        cols = r.column_scores(release)
-        models[r.model] = {"columns": cols, "avg": average(cols),
-                           "counts": r.column_counts(release), "unparsed": r.unparsed,
-                           "parse": r.parse_counts()}
+        cols, sub = b.table(r.column_scores(release))
+        models[r.model] = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
+                           "avg": b.overall(cols, sub), "counts": r.column_counts(release),
+                           "unparsed": r.unparsed, "parse": r.parse_counts()}
     chance = random_baseline(release) if random_row is None else random_row
     return {"profile": profile, "models": models,
-            "random": {"columns": chance, "avg": average(chance)}}
+            "random": {"columns": chance, "avg": b.overall(chance, {})}}

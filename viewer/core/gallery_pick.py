@@ -17,7 +17,6 @@ import numpy as np
 from .release import Release, natural_key
 from .scene import QuestionGeometry
 from .storyboard import best_frame
-from .tasks import COLUMNS
 
 # Weights: a clean example always beats a large target, which beats a
 # mixed hit/miss answer set (a nicety).
@@ -88,7 +87,7 @@ def pick_examples(release: Release, link: Callable[[int], QuestionGeometry | Non
     `model_scores` are the models' per-question scores (ModelResult.score).
     """
     out: dict[str, Candidate | None] = {}
-    for c, col in enumerate(COLUMNS):
+    for c, col in enumerate(release.benchmark.columns):
         rows = np.flatnonzero(release.column == c).tolist()
         rows.sort(key=lambda i: natural_key(release.uids[i]))
         best: Candidate | None = None

@@ -127,6 +127,9 @@ def _load_json(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]
     doc = parse_json_document(text, path, diags)
     if doc is None:
         raise UserError(str(diags.items[-1]).removeprefix("error: "))
+    from .vsi_predictions import is_scene_responses, scene_response_sets
+    if is_scene_responses(doc):                                       # VSI-Bench per-scene answers
+        return scene_response_sets(path, doc)
     if isinstance(doc, dict) and isinstance(doc.get("logs"), list):     # lmms-eval, old layout
         return _from_records(path, ((None, r) for r in doc["logs"]), diags)
     if isinstance(doc, list):
@@ -178,12 +181,14 @@ _NO_VALUE = object()
 
 def _has_uid(rec: dict) -> bool:
     doc = rec.get("doc")
-    return isinstance(doc, dict) and any(isinstance(doc.get(k), str) for k in UID_KEYS)
+    return isinstance(doc, dict) and any(isinstance(doc.get(k), str) or type(doc.get(k)) is int for k in UID_KEYS)
 
 
 def _lmms_record(rec: dict) -> tuple[Any, Any]:
     doc = rec.get("doc") if isinstance(rec.get("doc"), dict) else {}
-    key = next((doc[k] for k in UID_KEYS if isinstance(doc.get(k), str)), rec.get("doc_id"))
+    key = next((doc[k] for k in UID_KEYS if isinstance(doc.get(k), str)), None)
+    if key is None:     # VSI-Bench docs carry an integer id
+        key = next((str(doc[k]) for k in UID_KEYS if type(doc.get(k)) is int), rec.get("doc_id"))
     value = _first_text(rec.get("filtered_resps"))
     if value is None:
         value = _first_text(rec.get("resps"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
 from .answers import Parsed
+from .benchmarks import GST, Benchmark
 from .diagnostics import Diagnostics, UserError
 from .kinds import AnswerKind
 from .media import MediaIndex, MediaRef
@@ -33,7 +34,7 @@ class Question:
     uid: str
     task: str
     scene: str
-    column_index: int            # into tasks.COLUMNS, or UNKNOWN_COLUMN
+    column_index: int            # into benchmark.columns, or UNKNOWN_COLUMN
     answer_raw: Any
     truth: Parsed
     texts: list[str]
@@ -46,10 +47,12 @@ class Question:
     topdown: str | None
     source: str                  # the file the record came from
     line: int | None             # its line, for JSON Lines
+    options: list[str] = field(default_factory=list)   # text options (VSI-Bench), in order
+    benchmark: Benchmark = GST   # whose column table column_index points into
 
     @property
     def column(self) -> Column | None:
-        return None if self.column_index == UNKNOWN_COLUMN else COLUMNS[self.column_index]
+        return self.benchmark.column(self.column_index)
 
     @property
     def kind(self) -> AnswerKind | None:
@@ -58,7 +61,7 @@ class Question:
 
     @property
     def n_options(self) -> int:
-        return len(self.images) if self.images else 4
+        return len(self.images) or len(self.options) or 4
 
     def prompt_segments(self) -> list[tuple[str, Any]]:
         """Prompt text and media interleaved as the model saw them.
@@ -130,10 +133,11 @@ class Release:
     uids: list[str]
     scene_of: list[str]                         # per question
     # Columnar per-question data for vectorised work; NaN where the truth does not parse.
-    column: np.ndarray                          # index into tasks.COLUMNS, -1 = unknown task
+    column: np.ndarray                          # index into benchmark.columns, -1 = unknown task
     truth: np.ndarray                           # (n, kinds.WIDTH) parsed truth, stored as its kind packs it
     n_options: np.ndarray                       # option count of choice questions
     missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
+    benchmark: Benchmark = GST                  # its columns, kinds, aggregation (core/benchmarks)
 
     def __len__(self) -> int:
         return len(self.uids)
@@ -155,11 +159,21 @@ class Release:
         return out
 
 
-def load_release(path: str | Path) -> Release:
-    """Read a release; raises UserError only when nothing can be read at all."""
+def load_release(path: str | Path, benchmark: str | None = None) -> Release:
+    """Read a release; raises UserError only when nothing can be read at all.
+
+    Its benchmark is detected from its files and fields (viewer/core/vsi_release.py),
+    or forced with `benchmark` ("gst" or "vsi").
+    """
     root = Path(path).expanduser()
     if not root.exists():
         raise UserError(f"{root}: no such file or folder")
+    from .vsi_release import is_vsi_release, load_vsi_release
+    if benchmark == "vsi" or (benchmark is None and is_vsi_release(root)):
+        return load_vsi_release(root)
+    if benchmark not in (None, "gst"):
+        from .benchmarks import get_benchmark
+        get_benchmark(benchmark)
     diags = Diagnostics()
     if root.is_file():
         files, root_dir = [root], root.parent
@@ -187,6 +201,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
     where: list[tuple[str, int | None]] = []
     base_dirs: list[str] = []
     index: dict[str, int] = {}
+    vsi_records: list[tuple[str, int | None]] = []
     for f in files:
         base_dir = (os.path.normpath(os.path.abspath(f.parent)) if layout == "question-folders"
                     else media.root)
@@ -195,6 +210,9 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
             # Cheap test first; the full one explains what is wrong.
             uid = rec.get("uid") if type(rec) is dict else None
             if type(uid) is not str or not uid or type(rec.get("task")) is not str or not rec["task"]:
+                if type(rec) is dict and "question_type" in rec:
+                    vsi_records.append((source, line))
+                    continue
                 _report_invalid_record(rec, source, line, diags)
                 continue
             at = index.get(uid)
@@ -210,6 +228,10 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
                 records.append(rec)
                 where.append((source, line if line and line > 0 else None))
                 base_dirs.append(base_dir)
+
+    if vsi_records:
+        from .vsi_release import refuse_mixed
+        refuse_mixed(len(records), where[:1], vsi_records)
 
     n = len(records)
     uids = [r["uid"] for r in records]

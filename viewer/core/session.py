@@ -10,6 +10,7 @@ from .diagnostics import Diagnostics, UserError
 from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
 from .predictions import PredictionSet, load_predictions
 from .release import Release, load_release
+from .vsi_predictions import merge_scene_responses
 
 
 @dataclass
@@ -80,16 +81,25 @@ class Session:
 
 
 def open_session(release_path: str | Path, prediction_paths: list[str | Path] = (),
-                 progress: Callable[[int, int], None] | None = None, profile: str = STRICT) -> Session:
-    """Release plus predictions read under `profile`; an unreadable prediction file is reported, not fatal."""
-    release = load_release(release_path)
+                 progress: Callable[[int, int], None] | None = None, profile: str = STRICT, *,
+                 benchmark: str | None = None, scoring_variant: str | None = None) -> Session:
+    """Release plus predictions read under `profile`; an unreadable prediction file is reported, not fatal.
+
+    `benchmark` forces the release's benchmark ("gst", "vsi"); `scoring_variant` scores with one
+    of its known deviations (core/benchmarks).
+    """
+    release = load_release(release_path, benchmark)
+    release.benchmark = release.benchmark.with_variant(scoring_variant)
     session = Session(release, profile=profile)
     session.diagnostics.extend(release.diagnostics)
+    sets: list[PredictionSet] = []
     for k, p in enumerate(prediction_paths):
         try:
-            session.add_predictions(p)
+            sets += load_predictions(p)
         except UserError as e:
             session.diagnostics.error(str(e), code="prediction.unreadable")
         if progress:
             progress(k + 1, len(prediction_paths))
+    for s in merge_scene_responses(sets):
+        session.add_prediction_set(s)
     return session

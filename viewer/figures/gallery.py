@@ -20,7 +20,6 @@ from ..core.gallery_pick import pick_examples
 from ..core.scene import SceneLibrary, link_question
 from ..core.session import Session
 from ..core.storyboard import TRUTH
-from ..core.tasks import COLUMN_KEYS
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_text
 from .layouts import prepare
@@ -98,7 +97,7 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
 
 def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) -> QImage:
     """Tiles in Table-1 column order, GRID_COLUMNS across, under a one-line header."""
-    order = {k: i for i, k in enumerate(COLUMN_KEYS)}
+    order = {k: i for i, k in enumerate(session.release.benchmark.column_keys)}
     tiles = sorted(tiles, key=lambda t: order.get(t[0], 99))
     tw, th_ = TILE_SIZE
     gap = 16

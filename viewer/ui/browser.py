@@ -28,10 +28,10 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core import browse
+from ..core.benchmarks import GST
 from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
 from ..core.state import InspectorState
-from ..core.tasks import COLUMNS
 from . import style
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
@@ -121,7 +121,7 @@ class QuestionTableModel(QAbstractTableModel):
             if key == "scene":
                 return rel.questions[i].scene
             if key == "column":
-                return browse.column_label(int(rel.column[i]))
+                return browse.column_label(int(rel.column[i]), rel.benchmark)
             if key == "truth":
                 return browse.truth_text(rel, i)
             name, m = key
@@ -259,7 +259,7 @@ class BrowserPanel(QWidget):
             box.clear()
         self.column_box.addItem("All columns", None)
         present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
-        for i, c in enumerate(COLUMNS):
+        for i, c in enumerate(self.session.release.benchmark.columns if self.session else GST.columns):
             if i in present:
                 self.column_box.addItem(f"{c.key} — {c.title}", i)
         self.scene_box.addItem("All scenes", None)

@@ -8,10 +8,10 @@ from PyQt6.QtGui import QBrush, QColor, QFont
 from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ..core.answers import STATUS_TEXT
+from ..core.benchmarks import GST
 from ..core.evaluate import ProfileComparison, average
 from ..core.session import Session
 from ..core.state import InspectorState
-from ..core.tasks import COLUMN_KEYS, COLUMNS
 from . import style
 
 AVG = "Avg"
@@ -38,11 +38,16 @@ class LeaderboardPanel(QTableWidget):
 
     def set_session(self, session: Session | None) -> None:
         self.clear()
-        cols = list(COLUMN_KEYS) + [AVG]
+        self._bench = bench = session.release.benchmark if session is not None else GST
+        COLUMN_KEYS = bench.table_keys
+        cols = [bench.label(k) for k in COLUMN_KEYS] + [AVG]
         self.setColumnCount(len(cols))
         self.setHorizontalHeaderLabels(cols)
-        for k, c in enumerate(COLUMNS):
-            self.horizontalHeaderItem(k).setToolTip(f"{c.title}\n{c.task}")
+        for k, key in enumerate(COLUMN_KEYS):
+            c = bench.columns[bench.members(key)[0]]
+            tip = (f"{c.title}\n{c.task}" if key not in bench.groups
+                   else f"{key}\nmean of {', '.join(bench.groups[key])}")
+            self.horizontalHeaderItem(k).setToolTip(tip)
         if session is None:
             self.setRowCount(0)
             return
@@ -88,10 +93,12 @@ class LeaderboardPanel(QTableWidget):
     def _clicked(self, row: int, col: int) -> None:
         if row >= self._n_models:
             return
-        column = None if col >= len(COLUMN_KEYS) else col
-        self.state.filter = replace(self.state.filter, columns=None if column is None else frozenset({column}),
+        bench = getattr(self, "_bench", GST)
+        key = None if col >= len(bench.table_keys) else bench.table_keys[col]
+        self.state.filter = replace(self.state.filter, columns=None if key is None else frozenset(bench.members(key)),
                                     model=row)
-        where = "" if column is None else f", {COLUMNS[column].key} — {COLUMNS[column].title}"
+        title = bench.columns[bench.members(key)[0]].title if key is not None and key not in bench.groups else key
+        where = "" if key is None else f", {key} — {title}"
         self.message.emit(f"browser: {self.state.models[row]}{where}")
 
 

@@ -43,15 +43,16 @@ def _load_predictions(release, paths: list[str], progress=None):
     """On a pool thread: read and score prediction files; errors are returned, not raised."""
     from ..core.evaluate import evaluate
     from ..core.predictions import load_predictions
-    results, errors = [], []
+    from ..core.vsi_predictions import merge_scene_responses
+    sets, errors = [], []
     for k, p in enumerate(paths):
         try:
-            results += [evaluate(release, s) for s in load_predictions(p)]
+            sets += load_predictions(p)
         except UserError as e:
             errors.append(str(e))
         if progress:
             progress(k + 1, len(paths))
-    return results, errors
+    return [evaluate(release, s) for s in merge_scene_responses(sets)], errors
 
 
 class MainWindow(QMainWindow):

@@ -19,7 +19,6 @@ from ...evaluate import ModelResult, average, column_means, random_baseline
 from ...kinds import get_kind
 from ...release import Release
 from ...scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
-from ...tasks import COLUMNS
 from ..auditors import ReleaseAuditor
 from ..registry import Check
 from ..types import ALL_KEYS, Finding, Tally, json_safe
@@ -184,10 +183,11 @@ def model_conventions(release: Release, results: list[ModelResult], tally: Tally
         tally.skip(check, "no predictions loaded")
         return []
     out = []
-    kinds = {c: k for k, c in enumerate(COLUMNS)}
+    columns = release.benchmark.columns
+    kinds = {c: k for k, c in enumerate(columns)}
     for r in results:
         for at in ("angle", "point", "distance"):
-            cols = [kinds[c] for c in COLUMNS if c.kind_name == at]
+            cols = [kinds[c] for c in columns if c.kind_name == at]
             m = np.isin(release.column, cols) & (r.status == OK)
             truth, pred = _as_kind(release.truth[m], at), _as_kind(r.answer[m], at)
             missing = np.isnan(truth)

@@ -1,0 +1,124 @@
+"""What a benchmark is: its question columns, its leaderboard and how it aggregates.
+
+A `Benchmark` names one column per question type (each naming its answer kind,
+viewer/core/kinds/), which the release's `column` array indexes. Its
+leaderboard columns are those columns, except that a `group` averages several
+of them into one (VSI-Bench's three direction sub-types). A `ScoringVariant`
+reproduces a known deviation from the benchmark's own rule by swapping answer
+kinds and, optionally, averaging the grouped sub-columns into the overall.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..diagnostics import UserError
+from ..tasks import UNKNOWN_COLUMN, Column
+
+
+@dataclass(frozen=True)
+class ScoringVariant:
+    name: str
+    description: str
+    kind_swaps: dict[str, str] = field(default_factory=dict)   # kind name -> kind name
+    average_subcolumns: bool = False   # the overall also averages each group's members
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str                      # "gst", "vsi": what --benchmark accepts
+    title: str
+    columns: tuple[Column, ...]    # one per question type; Release.column indexes this
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # leaderboard key -> member column keys
+    labels: dict[str, str] = field(default_factory=dict)    # short leaderboard headers; default: the key
+    task_aliases: dict[str, str] = field(default_factory=dict)  # other spellings of a task -> column key
+    prompt_convention: str = ""
+    variants: tuple[ScoringVariant, ...] = ()
+    variant: ScoringVariant | None = None
+    # Questions whose ground truth cannot be read: left out of the means (GST) or scored 0, as
+    # upstream does when it cannot read a number (VSI).
+    invalid_truth_scores_zero: bool = False
+
+    # ------------------------------------------------------------ columns
+    @cached_property
+    def column_keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.columns)
+
+    @cached_property
+    def _by_task(self) -> dict[str, int]:
+        out = {c.task.lower(): i for i, c in enumerate(self.columns)}
+        for alias, key in self.task_aliases.items():
+            out[alias.lower()] = self.column_keys.index(key)
+        return out
+
+    def column_index(self, task) -> int:
+        """Index of the column for a task name (case-insensitive), or UNKNOWN_COLUMN."""
+        if not isinstance(task, str):
+            return UNKNOWN_COLUMN
+        return self._by_task.get(task.strip().lower(), UNKNOWN_COLUMN)
+
+    def column(self, i: int) -> Column | None:
+        return self.columns[i] if 0 <= i < len(self.columns) else None
+
+    @cached_property
+    def kind_codes(self) -> tuple[list, np.ndarray]:
+        """The distinct answer kinds of the columns, and each column's index among them (-1 appended)."""
+        kinds = list(dict.fromkeys(c.kind for c in self.columns))
+        return kinds, np.array([kinds.index(c.kind) for c in self.columns] + [-1])
+
+    # ------------------------------------------------------------ leaderboard
+    @cached_property
+    def table_keys(self) -> tuple[str, ...]:
+        """The leaderboard's columns: each column, a group in place of its first member."""
+        member_of = {m: g for g, ms in self.groups.items() for m in ms}
+        return tuple(dict.fromkeys(member_of.get(k, k) for k in self.column_keys))
+
+    def label(self, key: str) -> str:
+        return self.labels.get(key, key)
+
+    def members(self, key: str) -> tuple[int, ...]:
+        """Column indices a leaderboard column covers."""
+        keys = self.groups.get(key, (key,))
+        return tuple(self.column_keys.index(k) for k in keys)
+
+    def table(self, per_column: dict[str, float | None]) -> tuple[dict, dict]:
+        """Leaderboard columns and sub-columns from per-column means (None = no questions).
+
+        A group is the mean of its members that have questions (upstream lmms-eval requires all
+        three; thinking-in-space counts a missing one as 0; the Gemini study skips it, as here).
+        """
+        table, sub = {}, {}
+        for key in self.table_keys:
+            if key in self.groups:
+                vals = [per_column[m] for m in self.groups[key] if per_column[m] is not None]
+                table[key] = float(np.mean(vals)) if vals else None
+                sub.update({m: per_column[m] for m in self.groups[key]})
+            else:
+                table[key] = per_column[key]
+        return table, sub
+
+    def overall(self, table: dict, sub: dict) -> float | None:
+        vals = [v for v in table.values() if v is not None]
+        if self.variant is not None and self.variant.average_subcolumns:
+            vals += [v for v in sub.values() if v is not None]
+        return float(np.mean(vals)) if vals else None
+
+    # ------------------------------------------------------------ variants
+    def with_variant(self, name: str | None) -> Benchmark:
+        if not name:
+            return self
+        found = next((v for v in self.variants if v.name == name), None)
+        if found is None:
+            known = ", ".join(v.name for v in self.variants) or "none"
+            raise UserError(f"{self.title} has no scoring variant {name!r} (known: {known})")
+        cols = tuple(dataclasses.replace(c, kind_name=found.kind_swaps.get(c.kind_name, c.kind_name))
+                     for c in self.columns)
+        return dataclasses.replace(self, columns=cols, variant=found)
+
+    # ------------------------------------------------------------ predictions
+    def prepare_predictions(self, release, preds):
+        """Predictions keyed as this benchmark's files key them, re-keyed by uid (default: as they are)."""
+        return preds
