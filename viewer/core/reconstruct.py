@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import struct
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -149,7 +150,8 @@ class Reconstruction:
                 sources += [("position", self.uids[r]) for r in self.rows("position", v)]
             else:
                 rows = self.rows("position", v)
-                missing.append(f"the viewpoint's position: {'its Pos questions disagree' if rows else 'no Pos question'}"
+                why = "its Pos questions disagree" if rows else "no Pos question"
+                missing.append(f"the viewpoint's position: {why}"
                                f" (scene{number}_Egocentric_Localization_Global_Position_{vp}_video_<k>)")
             if not np.isnan(self.view_heading[v]):
                 heading = float(self.view_heading[v])
@@ -441,3 +443,32 @@ def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = ()) -> Scale
     model = np.sqrt((s * p) ** 2 + h2)
     spread = float(np.median(np.abs(d - model) / np.maximum(d, 1e-9)))
     return ScaleFit(s, math.sqrt(h2), n, spread, weak, uids)
+
+
+# ------------------------------------------------------------------ per release, cached
+_cached: tuple = (None, None)
+
+
+def reconstruction_of(release) -> Reconstruction:
+    """The release's reconstruction, built once per Release object (the window asks per question)."""
+    global _cached
+    ref, rec = _cached
+    if ref is None or ref() is not release:
+        rec = reconstruct(release)
+        _cached = (weakref.ref(release), rec)
+    return rec
+
+
+def inferred_for(release, i: int) -> Inferred | None:
+    """What the other answers give for question i; None when its uid links it to nothing."""
+    return reconstruction_of(release).for_question(i)
+
+
+def linked_map(release, i: int):
+    """(uid, MediaRef) of the question whose map image shows question i's scene, for a question with none."""
+    inf = inferred_for(release, i)
+    if inf is None or inf.map_question is None:
+        return None
+    q = release.questions[inf.map_question]
+    ref = q.role_image("map")
+    return (q.uid, ref) if ref is not None else None

@@ -30,6 +30,7 @@ from psygnal import evented
 from .browse import BrowseFilter, step_failure
 from .evaluate import ModelResult
 from .map_choice import MapChoice, MapSource, choose_map
+from .reconstruct import linked_map
 from .release import Question
 from .scene import QuestionGeometry, SceneLibrary
 from .session import Session
@@ -160,7 +161,11 @@ class InspectorState:
     def map_choice(self) -> MapChoice | None:
         """The maps the question shown can be drawn on, best first (None: no question)."""
         q = self.current
-        return choose_map(q, self.geometry, self.map_source) if q is not None else None
+        if q is None:
+            return None
+        g = self.geometry
+        linked = linked_map(self.session.release, self.question) if g is None or g.scene is None else None
+        return choose_map(q, g, self.map_source, linked)
 
     @property
     def shown_map(self) -> MapSource | None:

@@ -7,6 +7,7 @@ from ..registry import register
 from . import (
     ambiguous_semantic_target,
     angle_convention,
+    answers_inconsistent,
     ground_truth,
     invalid_answer,
     missing_media,
@@ -29,6 +30,7 @@ BUILT_IN = (
     # Added by this project (spec: "more may be added").
     angle_convention.GT_ANGLE_CONVENTION,
     models.MODEL_ANSWER_CONVENTION,
+    answers_inconsistent.ANSWERS_INCONSISTENT,
 )
 for check in BUILT_IN:
     register(check)
