@@ -125,11 +125,14 @@ class Reconstruction:
     uids: list[str]
     column: np.ndarray
     truth: np.ndarray
-    _sources: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    # what -> (owner ids sorted, question rows in that order): who placed each viewpoint and target.
+    _sources: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def rows(self, what: str, index: int) -> list[int]:
         """Questions giving `what` ("position", "heading" of a viewpoint; "target" of a target)."""
-        return self._sources.get((what, index), [])
+        owners, rows = self._sources.get(what, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+        lo, hi = np.searchsorted(owners, [index, index + 1])
+        return rows[lo:hi].tolist()
 
     def for_question(self, i: int) -> Inferred | None:
         v, t = int(self.q_view[i]), int(self.q_target[i])
@@ -280,8 +283,8 @@ def _group(rec: Reconstruction, what: str, rows: np.ndarray, owner: np.ndarray):
     """Rows that link to an owner (viewpoint or target), their owner ids, and the sources recorded."""
     rows = rows[owner[rows] >= 0]
     g = owner[rows]
-    for r, k in zip(rows.tolist(), g.tolist()):
-        rec._sources.setdefault((what, k), []).append(r)
+    order = np.argsort(g, kind="stable")
+    rec._sources[what] = (g[order], rows[order])
     return rows, g
 
 
@@ -351,15 +354,17 @@ def _owner_text(rec: Reconstruction, what: str, k: int) -> str:
 def _map_sizes(rec: Reconstruction, map_size, linking: np.ndarray) -> None:
     """Each scene's map size, from the first few map images of its questions; different sizes are reported."""
     seen: dict[int, list[tuple[int, tuple[int, int]]]] = {}
-    tried: dict[int, int] = {}
-    for i in linking[np.isin(rec.column[linking], _MAP_COLS)].tolist():
-        owner = rec.q_view[i] if rec.q_view[i] >= 0 else rec.q_target[i]
-        if owner < 0:
-            continue
-        s = int(rec.view_scene[owner] if rec.q_view[i] >= 0 else rec.target_scene[owner])
-        if tried.get(s, 0) >= SIZE_SAMPLES:
-            continue
-        tried[s] = tried.get(s, 0) + 1
+    rows = linking[np.isin(rec.column[linking], _MAP_COLS)]
+    v, t = rec.q_view[rows], rec.q_target[rows]
+    keep = (v >= 0) | (t >= 0)
+    rows, v, t = rows[keep], v[keep], t[keep]
+    # -1 indexes the appended pad: a question with no viewpoint (or no target) looks up nothing real.
+    scene = np.where(v >= 0, np.append(rec.view_scene, -1)[v], np.append(rec.target_scene, -1)[t])
+    # The first SIZE_SAMPLES map questions of each scene, in release order.
+    order = np.argsort(scene, kind="stable")
+    starts = np.searchsorted(scene[order], scene[order], side="left")
+    first = order[np.arange(len(order)) - starts < SIZE_SAMPLES]
+    for i, s in zip(rows[np.sort(first)].tolist(), scene[np.sort(first)].tolist()):
         size = map_size(i)
         if size:
             seen.setdefault(s, []).append((i, tuple(size)))
@@ -421,28 +426,64 @@ def _scales(rec: Reconstruction) -> None:
 
 
 def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = ()) -> ScaleFit:
-    """Metres per pixel and the camera's height over the targets from pixel distances p and EDist answers d."""
+    """Metres per pixel and the camera's height over the targets from pixel distances p and EDist answers d.
+
+    Each two pairs fix a candidate (s², h²); the candidate most pairs agree
+    with (within the distance tolerance) picks the inliers, so a wrong answer
+    or a moved point cannot drag the scale; Theil-Sen over the inliers gives
+    the fit.
+    """
     n = len(p)
-    s2 = h2 = None
+    fit = None
     if n >= MIN_PAIRS:
-        # Theil-Sen on (p², d²): the median of the pairwise slopes; at most 200 pairs keep it O(1).
-        k = np.linspace(0, n - 1, min(n, 200)).astype(int)
-        P2, D2 = p[k] ** 2, d[k] ** 2
-        i, j = np.triu_indices(len(k), 1)
-        dp = P2[i] - P2[j]
-        usable = np.abs(dp) > 1e-9 * max(float(P2.max()), 1.0)
-        if usable.any():
-            slope = float(np.median((D2[i] - D2[j])[usable] / dp[usable]))
-            if slope > 0:
-                s2 = slope
-                h2 = float(np.clip(np.median(D2 - s2 * P2), 0.0, MAX_HEIGHT ** 2))
-    weak = s2 is None
-    if weak:
-        s2, h2 = float(np.median(d / p)) ** 2, 0.0
+        inliers = _consensus(p, d)
+        if inliers is not None and inliers.sum() >= MIN_PAIRS:
+            fit = _theil_sen(p[inliers], d[inliers])
+        fit = fit or _theil_sen(p, d)
+    weak = fit is None
+    s2, h2 = fit if fit is not None else (float(np.median(d / p)) ** 2, 0.0)
     s = math.sqrt(s2)
     model = np.sqrt((s * p) ** 2 + h2)
     spread = float(np.median(np.abs(d - model) / np.maximum(d, 1e-9)))
     return ScaleFit(s, math.sqrt(h2), n, spread, weak, uids)
+
+
+def _candidates(p: np.ndarray, d: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s², intercepts, P², D²) of the lines through every two of at most `limit` pairs, usable ones only."""
+    k = np.linspace(0, len(p) - 1, min(len(p), limit)).astype(int)
+    P2, D2 = p[k] ** 2, d[k] ** 2
+    i, j = np.triu_indices(len(k), 1)
+    dp = P2[i] - P2[j]
+    usable = np.abs(dp) > 1e-9 * max(float(P2.max()), 1.0)
+    slope = (D2[i] - D2[j])[usable] / dp[usable]
+    return slope, D2[i][usable] - slope * P2[i][usable], P2, D2
+
+
+def _theil_sen(p: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
+    """(s², h²): the median pairwise slope of d² against p², the median intercept clipped to the plausible."""
+    slope, _, P2, D2 = _candidates(p, d, 200)
+    if not len(slope):
+        return None
+    s2 = float(np.median(slope))
+    if s2 <= 0:
+        return None
+    return s2, float(np.clip(np.median(D2 - s2 * P2), 0.0, MAX_HEIGHT ** 2))
+
+
+def _consensus(p: np.ndarray, d: np.ndarray) -> np.ndarray | None:
+    """The pairs agreeing with the candidate line most of them agree with."""
+    slope, icept, _, _ = _candidates(p, d, 60)
+    ok = slope > 0
+    if not ok.any():
+        return None
+    s2, h2 = slope[ok], np.clip(icept[ok], 0.0, MAX_HEIGHT ** 2)
+    model = np.sqrt(s2[:, None] * p[None, :] ** 2 + h2[:, None])
+    resid = np.abs(model - d[None, :])
+    inlier = resid <= np.maximum(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * d)[None, :]
+    count = inlier.sum(axis=1)
+    best = np.flatnonzero(count == count.max())
+    pick = best[np.argmin(np.median(resid[best], axis=1))]
+    return inlier[pick]
 
 
 # ------------------------------------------------------------------ per release, cached

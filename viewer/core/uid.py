@@ -67,7 +67,8 @@ def split_uids(uids: list[str]) -> UidColumns:
 
 def target_from_head(head: str, task: str) -> str | None:
     """The target instance in a uid's words (as `parse_uid`): after the task name, else a trailing instance id."""
-    head = _TRAILING_VIDEO.sub("", head)
+    if "_video_" in head:
+        head = _TRAILING_VIDEO.sub("", head)
     if head[:len(task) + 1].lower() == task.lower() + "_":
         return head[len(task) + 1:] or None
     m = _INSTANCE_RE.search(head)
