@@ -102,4 +102,4 @@ def test_register_refuses_an_unsound_check():
         register(TargetBeyondReach("no_scene_declared", "warning", "t", VIEW_TARGET_KEYS))
     with pytest.raises(ValueError, match="severity 'fatal'"):
         register(TargetBeyondReach("bad_severity", "fatal", "t", VIEW_TARGET_KEYS, frozenset({SCENE})))
-    assert len(CHECKS) == 12
+    assert len(CHECKS) == 13

@@ -162,6 +162,11 @@ def inferred_pose(point_px, heading: float, metres_per_px: float) -> tuple[np.nd
     return W, pose
 
 
+def _breakable(text: str) -> str:
+    """Uids may wrap after their underscores (a zero-width space), so a note never widens its panel."""
+    return text.replace("_", "_\u200b")
+
+
 def _inferred_geometry(ov: Overlay, inf: Inferred, width: int, height: int) -> dict:
     """Viewpoint, field of view and target from the answers, drawn and labelled as inferred; the context's geometry."""
     size = np.array([width, height], float)
@@ -198,11 +203,11 @@ def _inferred_geometry(ov: Overlay, inf: Inferred, width: int, height: int) -> d
         for what, uid in inf.sources:
             by_what.setdefault(what, []).append(uid)
         ov.notes.append("inferred from answers: " + "; ".join(
-            f"{what} ← {', '.join(uids) if what != 'scale' else f'{len(uids)} EDist questions'}"
+            f"{what} ← {', '.join(map(_breakable, uids)) if what != 'scale' else f'{len(uids)} EDist questions'}"
             for what, uids in by_what.items()))
     if inf.scale is not None and inf.scale.weak:
         ov.notes.append(f"the scale is weak: {inf.scale.describe()}")
-    ov.notes.extend(f"not inferred: {m}" for m in inf.missing)
+    ov.notes.extend(f"not inferred: {_breakable(m)}" for m in inf.missing)
     out["inferred"] = frozenset(parts)
     return out
 
