@@ -162,6 +162,18 @@ def inferred_pose(point_px, heading: float, metres_per_px: float) -> tuple[np.nd
     return W, pose
 
 
+_SHORT = {"position": ("Pos", r"pos_\d+_orient_\d+"), "heading": ("Ori", r"pos_\d+_orient_\d+"),
+          "target": ("GP", r"(?<=Global_Position_)\w+?(?=_video_\d+$)")}
+
+
+def _short(what: str, uid: str) -> str:
+    """A source question as its column and linking key (the full uids are in Inferred.sources and the audit)."""
+    import re
+    column, pattern = _SHORT.get(what, ("", ""))
+    m = re.search(pattern, uid) if pattern else None
+    return f"{column} {m.group(0)}" if m else _breakable(uid)
+
+
 def _breakable(text: str) -> str:
     """Uids may wrap after their underscores (a zero-width space), so a note never widens its panel."""
     return text.replace("_", "_\u200b")
@@ -203,7 +215,7 @@ def _inferred_geometry(ov: Overlay, inf: Inferred, width: int, height: int) -> d
         for what, uid in inf.sources:
             by_what.setdefault(what, []).append(uid)
         ov.notes.append("inferred from answers: " + "; ".join(
-            f"{what} ← {', '.join(map(_breakable, uids)) if what != 'scale' else f'{len(uids)} EDist questions'}"
+            f"{what} ← {', '.join(_short(what, u) for u in uids) if what != 'scale' else f'{len(uids)} EDist'}"
             for what, uids in by_what.items()))
     if inf.scale is not None and inf.scale.weak:
         ov.notes.append(f"the scale is weak: {inf.scale.describe()}")
