@@ -13,8 +13,8 @@ from viewer.cli import main  # noqa: E402
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 UIDS = {
     "angle": "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0",
-    "distance": "scene1_Object_Localization_Egocentric_Distance_visual_potted_plant_yzwbdf_2_pos_16_orient_10_video_0",
-    "point": "scene1_Egocentric_Localization_Global_Position_pos_26_orient_6_video_0",
+    "distance": "scene1_Object_Localization_Egocentric_Distance_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0",
+    "point": "scene1_Egocentric_Localization_Global_Position_pos_15_orient_0_video_0",
     "choice": "scene1_Topdown_Selection_Easy_video_0",
 }
 TRUTH_RGB = (0, 170, 80)                      # viewer.ui.style.TRUTH

@@ -305,12 +305,14 @@ def cmd_make_demo(argv: list[str]) -> int:
     p.add_argument("out", help="output folder")
     p.add_argument("--scenes", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-scenes", action="store_true",
+                   help="write no 3D metadata (scene.json, meshes, meta), as the real release ships")
     args = p.parse_args(argv)
     try:
         from .demo.generate import generate_demo
     except ImportError as e:
         raise UserError(f"the demo generator is not available ({e})") from None
-    generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed)
+    generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes)
     return 0
 
 

@@ -10,6 +10,8 @@ question can be shown on, best first:
   3. for a question whose model saw no map, the scene's photo-like map, the
      most legible to a reader;
   4. the scene map the question links (named in its meta, else the scene's first);
+     without scene metadata, the map image of a linked question of the same
+     scene (`linked`, by that question's uid: ED and EDist have none of their own);
   5. a photo-like rendering of the mesh;
   6. the other sources, in the order listed.
 """
@@ -30,6 +32,7 @@ class MapKind(Enum):
     RELEASE = "release"      # the question's own map image
     SCENE = "scene"          # a map image listed in scene.json
     RENDER = "render"        # rendered from the mesh at a level of RENDER_LABELS
+    LINKED = "linked"        # the map image of another question of the scene, by its uid
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class MapSource:
     @classmethod
     def render(cls, level: str) -> MapSource:
         return cls(MapKind.RENDER, level)
+
+    @classmethod
+    def linked(cls, uid: str) -> MapSource:
+        return cls(MapKind.LINKED, uid)
 
     @property
     def key(self) -> str:
@@ -93,13 +100,21 @@ class MapChoice:
 
 
 def choose_map(question: Question | None, geometry: QuestionGeometry | None,
-               preferred: MapSource | None = None) -> MapChoice:
-    """The maps `question` can be shown on, given its linked scene objects and the user's choice."""
+               preferred: MapSource | None = None, linked=None) -> MapChoice:
+    """The maps `question` can be shown on, given its linked scene objects and the user's choice.
+
+    `linked` is (uid, MediaRef) of another question's map image of the same
+    scene (`reconstruct.linked_map`), offered when the scene has no metadata.
+    """
     options: list[MapOption] = []
     own = question.role_image("map") if question is not None else None     # None: a scene shown alone
     if own is not None:
         options.append(MapOption(MapSource.release(), "release map image" + ("" if own.exists else " (missing)")))
     scene = geometry.scene if geometry is not None else None
+    if own is None and scene is None and linked is not None:
+        uid, ref = linked
+        options.append(MapOption(MapSource.linked(uid), "map of linked question" + ("" if ref.exists else
+                                                                                    " (missing)")))
     if scene is not None:
         shipped = set()
         for name, tmap in scene.topdown.items():
@@ -114,6 +129,8 @@ def choose_map(question: Question | None, geometry: QuestionGeometry | None,
     wanted = [preferred]
     if own is not None and own.exists:
         wanted.append(MapSource.release())
+    if own is None and scene is None and linked is not None and linked[1].exists:
+        wanted.append(MapSource.linked(linked[0]))
     if own is None and scene is not None:
         wanted += [MapSource.scene(name) for name, tmap in scene.topdown.items()
                    if tmap.kind == "photo" and tmap.image][:1]

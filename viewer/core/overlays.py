@@ -26,6 +26,7 @@ from . import primitives as pr
 from .answers import is_scored
 from .evaluate import ModelResult
 from .primitives import Overlay
+from .reconstruct import Inferred
 from .release import Question
 from .scene import QuestionGeometry
 
@@ -66,6 +67,11 @@ class MapContext:
     viewpoint_px: np.ndarray | None = None
     target_distance: float | None = None   # metres from the view to the target's centre, on the ground
     reach: float = 1.0                     # metres: a length that reads well on this map
+    # Geometry rebuilt from other questions' answers (core/reconstruct.py) rather than read from a scene:
+    # which parts ("viewpoint", "heading", "target", "scale"), and whether the heading and scale are known.
+    inferred: frozenset[str] = frozenset()
+    heading_known: bool = True
+    scale_known: bool = True
 
     @property
     def column(self):
@@ -118,14 +124,104 @@ def _context(ov: Overlay, question: Question, qi: int, results: list[ModelResult
 
 
 def published_map_overlay(question: Question, qi: int, results: list[ModelResult],
-                          width: int, height: int) -> Overlay | None:
-    """Truth and answers on a release's own map image (no scene metadata); None when nothing can be drawn."""
+                          width: int, height: int, inferred: Inferred | None = None) -> Overlay | None:
+    """Truth and answers on a release's map image (no scene metadata); None when nothing can be drawn.
+
+    `inferred` (core/reconstruct.py) places the viewpoint, its heading, the
+    target and the scale from the scene's other questions; all of it is
+    drawn and labelled as inferred, and what is missing is said in a note.
+    """
     if question.kind is None:
         return None
     ov = Overlay(width, height)
+    geometry = {}
+    if inferred is not None:
+        geometry = _inferred_geometry(ov, inferred, width, height)
     question.kind.map_overlay(_context(ov, question, qi, results,
-                                       to_px=lambda n: geo.normalised_to_pixel(n, width, height)))
+                                       to_px=lambda n: geo.normalised_to_pixel(n, width, height), **geometry))
     return ov if ov.items else None
+
+
+INFERRED = "(inferred from answers)"
+
+
+def inferred_pose(point_px, heading: float, metres_per_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """A world frame for a map with no affine, and the view's camera-to-world pose (OpenCV) in it.
+
+    World x = pixel x, world y = -pixel y, in metres; so image up is world +y
+    and counter-clockwise on the displayed map is counter-clockwise in the
+    world, as the map-heading convention (0 = up) requires.
+    """
+    W = np.array([[1.0 / metres_per_px, 0.0, 0.0], [0.0, -1.0 / metres_per_px, 0.0]])
+    yaw = math.radians(90.0 + heading)
+    c, s = math.cos(yaw), math.sin(yaw)
+    pose = np.array([[s, 0.0, c, point_px[0] * metres_per_px],
+                     [-c, 0.0, s, -point_px[1] * metres_per_px],
+                     [0.0, -1.0, 0.0, 0.0],
+                     [0.0, 0.0, 0.0, 1.0]])
+    return W, pose
+
+
+_SHORT = {"position": ("Pos", r"pos_\d+_orient_\d+"), "heading": ("Ori", r"pos_\d+_orient_\d+"),
+          "target": ("GP", r"(?<=Global_Position_)\w+?(?=_video_\d+$)")}
+
+
+def _short(what: str, uid: str) -> str:
+    """A source question as its column and linking key (the full uids are in Inferred.sources and the audit)."""
+    import re
+    column, pattern = _SHORT.get(what, ("", ""))
+    m = re.search(pattern, uid) if pattern else None
+    return f"{column} {m.group(0)}" if m else _breakable(uid)
+
+
+def _breakable(text: str) -> str:
+    """Uids may wrap after their underscores (a zero-width space), so a note never widens its panel."""
+    return text.replace("_", "_\u200b")
+
+
+def _inferred_geometry(ov: Overlay, inf: Inferred, width: int, height: int) -> dict:
+    """Viewpoint, field of view and target from the answers, drawn and labelled as inferred; the context's geometry."""
+    size = np.array([width, height], float)
+    parts = set()
+    scale_known = inf.scale is not None and inf.map_size is not None
+    # Metres per shown pixel: the fit is in the reference map's pixels.
+    m_per_px = inf.scale.metres_per_px * inf.map_size[0] / width if scale_known else 1.0
+    out: dict = {"own_to_shown": np.eye(2), "scale_known": scale_known}
+    if scale_known:
+        parts.add("scale")
+    if inf.viewpoint is not None:
+        parts.add("viewpoint")
+        at = inf.viewpoint / 1000.0 * size
+        heading = inf.heading if inf.heading is not None else 0.0
+        W, pose = inferred_pose(at, heading, m_per_px)
+        reach = _reach_metres(W, width, height)
+        ov.add(pr.Marker(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_VIEW, at=at))
+        if inf.heading is not None:
+            parts.add("heading")
+            ov.add(pr.Polygon(pr.VIEWPOINT, None, (pr.L_VIEWPOINT,), pr.Z_FOV, filled=True,
+                              points=_wedge(W, pose, 0.0, DEFAULT_HFOV / 2, reach * 0.6)))
+        label = "current view" + ("" if inf.heading is not None else ", heading unknown")
+        ov.legend.append(pr.LegendItem("view", f"{label} {INFERRED}", layers=(pr.L_VIEWPOINT,)))
+        out.update(W=W, viewpoint_pose=pose, viewpoint_px=at, reach=reach, heading_known=inf.heading is not None)
+        if inf.target is not None:
+            tp = inf.target / 1000.0 * size
+            out["target_distance"] = float(np.linalg.norm(tp - at)) * m_per_px
+    if inf.target is not None:
+        parts.add("target")
+        ov.add(pr.Marker(pr.TARGET, None, (pr.L_TARGET,), pr.Z_TARGET, at=inf.target / 1000.0 * size, shape="square"))
+        ov.legend.append(pr.LegendItem("target", f"target {INFERRED}", layers=(pr.L_TARGET,)))
+    if inf.sources:
+        by_what: dict[str, list[str]] = {}
+        for what, uid in inf.sources:
+            by_what.setdefault(what, []).append(uid)
+        ov.notes.append("inferred from answers: " + "; ".join(
+            f"{what} ← {', '.join(_short(what, u) for u in uids) if what != 'scale' else f'{len(uids)} EDist'}"
+            for what, uids in by_what.items()))
+    if inf.scale is not None and inf.scale.weak:
+        ov.notes.append(f"the scale is weak: {inf.scale.describe()}")
+    ov.notes.extend(f"not inferred: {_breakable(m)}" for m in inf.missing)
+    out["inferred"] = frozenset(parts)
+    return out
 
 
 def scene_map_overlay(question: Question | None, qi: int | None, results: list[ModelResult], g: QuestionGeometry,

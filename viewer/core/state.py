@@ -30,6 +30,7 @@ from psygnal import evented
 from .browse import BrowseFilter, step_failure
 from .evaluate import ModelResult
 from .map_choice import MapChoice, MapSource, choose_map
+from .reconstruct import linked_map
 from .release import Question
 from .scene import QuestionGeometry, SceneLibrary
 from .session import Session
@@ -161,7 +162,12 @@ class InspectorState:
     def map_choice(self) -> MapChoice | None:
         """The maps the question shown (or the scene shown alone) can be drawn on, best first (None: neither)."""
         q = self.current
-        return choose_map(q, self.geometry, self.map_source) if q is not None or self.geometry is not None else None
+        g = self.geometry
+        if q is None:
+            # A scene opened on its own (no questions): its maps, if the scene is read.
+            return choose_map(None, g, self.map_source) if g is not None else None
+        linked = linked_map(self.session.release, self.question) if g is None or g.scene is None else None
+        return choose_map(q, g, self.map_source, linked)
 
     @property
     def shown_map(self) -> MapSource | None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 _VIEW_RE = re.compile(r"^(?P<head>.*?)_?pos_(?P<pos>\d+)_orient_(?P<orient>\d+)_video_(?P<video>\d+)$")
 _VIDEO_RE = re.compile(r"_video_(?P<video>\d+)$")
 _SCENE_RE = re.compile(r"^scene_?(\d+)_", re.I)
@@ -29,6 +31,48 @@ class UidParts:
     target: str | None = None      # "armchair_vzhxuf_0"
     viewpoint: str | None = None   # "pos_10_orient_4"
     video: str | None = None       # "video_3"
+
+
+# One line of many joined uids: the optional scene, then the words and the viewpoint, or only words.
+# Every line matches, so findall over the joined text keeps one tuple per uid (one pass, no lazy scan).
+_LINE_RE = re.compile(r"^(?:[Ss][Cc][Ee][Nn][Ee]_?(\d+)_)?(?:(?:(.*)_)?pos_(\d+)_orient_(\d+)_video_\d+|(.*))$", re.M)
+_TRAILING_VIDEO = re.compile(r"_video_\d+$")
+
+
+@dataclass(frozen=True)
+class UidColumns:
+    """The linking parts of many uids, as arrays; -1 where a part is absent."""
+    scene: np.ndarray      # int64, the N of scene<N>
+    head: list[str]        # the words between the scene and the viewpoint (task words, then the target)
+    pos: np.ndarray        # int64
+    orient: np.ndarray     # int64
+
+
+def _ints(texts: tuple[str, ...]) -> np.ndarray:
+    return np.fromiter((int(t) if t else -1 for t in texts), np.int64, len(texts))
+
+
+def split_uids(uids: list[str]) -> UidColumns:
+    """`parse_uid`'s scene and viewpoint for many uids at once (one regex pass over the joined text)."""
+    if not uids:
+        e = np.zeros(0, np.int64)
+        return UidColumns(e, [], e, e)
+    rows = _LINE_RE.findall("\n".join(uids)) if not any("\n" in u for u in uids) else []
+    if len(rows) != len(uids):                # a uid holding a line break: one at a time
+        rows = [_LINE_RE.match(u.replace("\n", " ")).groups("") for u in uids]
+    scene, head, pos, orient, words = zip(*rows)
+    head = [h or w for h, w in zip(head, words)]
+    return UidColumns(_ints(scene), head, _ints(pos), _ints(orient))
+
+
+def target_from_head(head: str, task: str) -> str | None:
+    """The target instance in a uid's words (as `parse_uid`): after the task name, else a trailing instance id."""
+    if "_video_" in head:
+        head = _TRAILING_VIDEO.sub("", head)
+    if head[:len(task) + 1].lower() == task.lower() + "_":
+        return head[len(task) + 1:] or None
+    m = _INSTANCE_RE.search(head)
+    return m.group(1) if m else None
 
 
 def parse_uid(uid: str, task: str | None = None, has_target: bool = False) -> UidParts:

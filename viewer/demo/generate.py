@@ -48,8 +48,13 @@ def _stderr(msg: str) -> None:
 
 
 def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConfig | None = None,
-                  log=_stderr) -> dict:
-    """Write the demo release into `out`; returns its summary (also written as demo.json)."""
+                  with_scenes: bool = True, log=_stderr) -> dict:
+    """Write the demo release into `out`; returns its summary (also written as demo.json).
+
+    `with_scenes=False` writes the same questions, media and predictions with
+    no 3D metadata, as the real release ships: no scene.json, no meshes, no
+    `meta` links (only the uids link questions), media under `media/`.
+    """
     cfg = config or DemoConfig()
     out = Path(out)
     if scenes < 1:
@@ -61,7 +66,7 @@ def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConf
     try:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        summary = _generate(work, scenes, seed, cfg, log)
+        summary = _generate(work, scenes, seed, cfg, log, with_scenes)
         _replace(work, out)
     except OSError as e:
         shutil.rmtree(work, ignore_errors=True)
@@ -82,7 +87,7 @@ def _replace(work: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log) -> dict:
+def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_scenes: bool = True) -> dict:
     pool_all: list[tuple[str, dict[str, str]]] = []
     for j in range(cfg.distractors):
         label = f"apartment_{j}"
@@ -102,6 +107,8 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log) -> dic
         _answer(planned, s, root)
         records += [p.record for p in planned]
         s.frames.clear()                        # the next scene's frames need the memory
+    if not with_scenes:
+        _strip_scenes(root, records, scene_ids)
     lines = [json.dumps(r, ensure_ascii=False) for r in records]
     (root / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -114,13 +121,34 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log) -> dic
     counts = {key: sum(1 for r in records if r["task"] == COLUMN_BY_KEY[key].task) for key in COLUMN_KEYS}
     summary = {"generator": "gst-viewer make-demo", "version": __version__, "seed": seed,
                "scenes": scene_ids, "config": asdict(cfg), "questions": counts,
-               "total_questions": len(records), "models": models.PROFILES, "topdown_options": TDS_CHOICE}
+               "total_questions": len(records), "scene_metadata": with_scenes, "models": models.PROFILES,
+               "topdown_options": TDS_CHOICE}
     (root / MARKER).write_text(readable_json(summary) + "\n", encoding="utf-8")
     (root / "README.md").write_text(_readme(summary), encoding="utf-8")
     empty = [k for k, n in counts.items() if n == 0]
     if empty:
         log(f"warning: no questions for {', '.join(empty)} (scenes too small for them)")
     return summary
+
+
+MEDIA = "media"                 # where a release without scene metadata keeps the scenes' media
+
+
+def _strip_scenes(root: Path, records: list[dict], scene_ids: list[str]) -> None:
+    """Drop the 3D metadata: scene.json, meshes and `meta`; the media move from scenes/ to media/."""
+    for sid in scene_ids:
+        folder = root / "scenes" / sid
+        for name in ("scene.json", "scene.glb"):
+            (folder / name).unlink(missing_ok=True)
+    (root / "scenes").rename(root / MEDIA)
+
+    def moved(path: str) -> str:
+        return MEDIA + path[len("scenes"):] if path.startswith("scenes/") else path
+    for r in records:
+        r.pop("meta", None)
+        r["copied_video_path"] = moved(r["copied_video_path"])
+        for im in r["images"]:
+            im["copied_path"] = moved(im["copied_path"])
 
 
 @dataclass(frozen=True)
@@ -193,8 +221,15 @@ def _readme(summary: dict) -> str:
         "",
         f"Made by `gst-viewer make-demo` (version {summary['version']}) with seed {summary['seed']}: "
         f"{len(summary['scenes'])} procedurally generated apartments and {summary['total_questions']} "
-        "questions in the published question format (`questions.jsonl`), with 3D scene metadata "
-        "(`scenes/<scene>/scene.json`, spec section 3). Regenerate it with the same command and seed.",
+        "questions in the published question format (`questions.jsonl`), "
+        + ("with 3D scene metadata (`scenes/<scene>/scene.json`, spec section 3). "
+           if summary["scene_metadata"] else
+           "without 3D metadata, as the real release ships (`--no-scenes`: media under `media/`, "
+           "questions linked only by their uids). ")
+        + "Regenerate it with the same command and seed.",
+        "",
+        "Linked question sets: every query view of an ED or EDist question also has its Pos and Ori "
+        "questions, and every target its GP question, so the map geometry can be rebuilt from the answers.",
         "",
         "Questions per column: " + ", ".join(f"{k} {n}" for k, n in q.items()) + ".",
         "",

@@ -101,8 +101,9 @@ def plan_scene(s: BuiltScene, pool: list[tuple[str, dict[str, str]]], rng: np.ra
     needs = Needs()
     picker = _ViewPicker(s, rng)
     out: list[Planned] = []
-    out += _object_questions(s, picker, needs, rng, cfg)
-    out += _self_questions(s, picker, needs, rng, cfg)
+    objects, object_views = _object_questions(s, picker, needs, rng, cfg)
+    out += objects
+    out += _self_questions(s, picker, needs, object_views, cfg)
     for key in ("TDS_E", "TDS_M", "TDS_H"):
         for variant in range(cfg.per_column):
             q = _topdown_question(s, key, variant, pool, needs, rng)
@@ -112,7 +113,12 @@ def plan_scene(s: BuiltScene, pool: list[tuple[str, dict[str, str]]], rng: np.ra
     return out, needs
 
 
-def _object_questions(s, picker, needs, rng, cfg) -> list[Planned]:
+def _object_questions(s, picker, needs, rng, cfg) -> tuple[list[Planned], list[str]]:
+    """ED, EDist and GP questions per target, and the query views they use (in order).
+
+    A target's ED and EDist questions share one query view, so the release
+    links a (viewpoint, target) pair to a direction and a distance together.
+    """
     n_pixels = cfg.width * cfg.height
     appears = s.appears(max(1, int(cfg.appear_fraction * n_pixels)))
     best = np.where(appears, s.pixels, 0).max(axis=0)
@@ -128,9 +134,12 @@ def _object_questions(s, picker, needs, rng, cfg) -> list[Planned]:
     fresh = [o for o in unique if o not in visual]
     semantic = _diverse(fresh if len(fresh) >= cfg.per_column else unique, cfg.per_column, rng,
                         lambda o: o.category)
-    out = []
+    out, views = [], []
     for kind, targets in (("v", visual), ("s", semantic)):
         for o in targets:
+            view = picker.hiding(o.id)
+            needs.views.add(view)
+            views.append(view)
             if kind == "v":
                 video = scene_path(s, f"videos/video0_obj_{o.id}.mp4")
                 needs.boxed.add(o.id)
@@ -138,8 +147,6 @@ def _object_questions(s, picker, needs, rng, cfg) -> list[Planned]:
                 video = scene_path(s, "videos/video_0.mp4")
             for base in ("ED", "EDist"):
                 key = f"{base}_{kind}"
-                view = picker.hiding(o.id)
-                needs.views.add(view)
                 uid = prompts.uid(key, s.number, target=o.id, viewpoint=view)
                 meta = {"video": "video_0", "viewpoint": view, "target": o.id, "topdown": "occupancy"}
                 out.append(Planned(key, _record(s, key, uid, prompts.texts(key, o.category), video,
@@ -149,18 +156,20 @@ def _object_questions(s, picker, needs, rng, cfg) -> list[Planned]:
             meta = {"video": "video_0", "target": o.id, "topdown": "occupancy"}
             out.append(Planned(key, _record(s, key, uid, prompts.texts(key, o.category), video,
                                             [map_path(s.id, "occupancy")], meta)))
-    return out
+    return out, views
 
 
-def _self_questions(s, picker, needs, rng, cfg) -> list[Planned]:
+def _self_questions(s, picker, needs, object_views, cfg) -> list[Planned]:
+    """Pos and Ori for every view an object question uses (linked sets), topped up to `per_column` views."""
+    views = list(dict.fromkeys(object_views))
+    while len(views) < cfg.per_column:
+        view = picker.hiding(None, exclude=set(views))
+        if view is None:
+            break
+        views.append(view)
     out = []
     for key in ("Pos", "Ori"):
-        taken: set[str] = set()
-        for _ in range(cfg.per_column):
-            view = picker.hiding(None, exclude=taken)
-            if view is None:
-                break
-            taken.add(view)
+        for view in views:
             needs.views.add(view)
             uid = prompts.uid(key, s.number, viewpoint=view)
             meta = {"video": "video_0", "viewpoint": view, "topdown": "occupancy"}

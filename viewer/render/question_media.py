@@ -15,6 +15,7 @@ from ..core.diagnostics import UserError
 from ..core.map_choice import MapKind, MapSource, choose_map
 from ..core.overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.primitives import Overlay
+from ..core.reconstruct import inferred_for, linked_map
 from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
 from ..core.state import shown_results
@@ -90,7 +91,7 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
                 media.view_image, media.view_note = read_rgb(g.viewpoint.image), ""
             except OSError as e:
                 media.view_note = str(e)
-        _map(media, qi, q, g, assets, media.results_shown, map_source)
+        _map(media, qi, q, g, assets, media.results_shown, map_source, session.release)
     if g is not None:
         media.overlay3d = scene_overlay_3d(q, qi, media.results_shown, g)
     if frames:
@@ -99,11 +100,12 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
 
 
 def _map(media: QuestionMedia, qi: int, q, g: QuestionGeometry | None, assets: SceneAssets, results,
-         preferred: MapSource | None) -> None:
+         preferred: MapSource | None, release=None) -> None:
     """The first source of `choose_map` that can be had; each one that cannot leaves its reason."""
-    for source in choose_map(q, g, preferred).ranked:
+    linked = linked_map(release, qi) if g is None else None
+    for source in choose_map(q, g, preferred, linked).ranked:
         try:
-            image, W = _map_image(source, q, g, assets)
+            image, W = _map_image(source, release.get(source.name) if source.kind is MapKind.LINKED else q, g, assets)
         except (OSError, UserError) as e:
             media.map_note = media.map_note or str(e)
             continue
@@ -112,7 +114,7 @@ def _map(media: QuestionMedia, qi: int, q, g: QuestionGeometry | None, assets: S
         if g is not None:
             media.overlay = scene_map_overlay(q, qi, results, g, w, h, W)
         else:
-            media.overlay = published_map_overlay(q, qi, results, w, h)
+            media.overlay = published_map_overlay(q, qi, results, w, h, inferred_for(release, qi))
         return
     if not media.map_note:
         media.map_note = "no top-down map (no map image and no scene metadata)"
@@ -120,7 +122,7 @@ def _map(media: QuestionMedia, qi: int, q, g: QuestionGeometry | None, assets: S
 
 def _map_image(source: MapSource, q, g: QuestionGeometry | None, assets: SceneAssets):
     """The map's pixels and the affine to draw the scene on them (None: the question's own map's)."""
-    if source.kind is MapKind.RELEASE:
+    if source.kind in (MapKind.RELEASE, MapKind.LINKED):     # a linked question's map: its own image
         ref = q.role_image("map")
         if not ref.exists:
             raise OSError(f"map image {ref.name!r}: {ref.problem or 'missing'}")

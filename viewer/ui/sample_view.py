@@ -17,6 +17,7 @@ from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, 
 
 from ..core.map_choice import MapKind, MapSource
 from ..core.overlays import model_answers, published_map_overlay, scene_map_overlay, scene_overlay_3d
+from ..core.reconstruct import inferred_for
 from ..core.scene import QuestionGeometry, link_question
 from ..core.scene_alone import scene_geometry
 from ..core.session import Session
@@ -337,6 +338,13 @@ class SampleView(QWidget):
                 self.map_panel.show_message(_media_problem(im, "map image"))
                 return
             self._load_array(im.path, lambda arr: self._draw_map(arr, None, own=True))
+        elif source.kind is MapKind.LINKED:
+            im = self.state.session.release.get(source.name).role_image("map")
+            if not im.exists:
+                self.map_panel.show_message(_media_problem(im, "linked map image"))
+                return
+            # The scene's map: normalised points mean the same on it as on the question's own.
+            self._load_array(im.path, lambda arr: self._draw_map(arr, None, own=True))
         elif source.kind is MapKind.SCENE:
             tmap = g.scene.topdown[source.name]
             own = g.topdown is not None and g.topdown.name == source.name
@@ -386,7 +394,7 @@ class SampleView(QWidget):
                 W = np.diag([w / declared[0], h / declared[1]]) @ W
             overlay = scene_map_overlay(q, qi, results, g, w, h, None if own else W)
         elif own:
-            overlay = published_map_overlay(q, qi, results, w, h)
+            overlay = published_map_overlay(q, qi, results, w, h, inferred_for(self.state.session.release, qi))
         else:
             overlay = None
         self.map_panel.show_map(image, overlay, self.names)

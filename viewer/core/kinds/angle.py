@@ -40,8 +40,9 @@ class AngleKind(NumberKind):
 
     def _directions(self, ctx) -> None:
         """Egocentric: rays from the current view, turned by the angle from its forward direction."""
-        if ctx.viewpoint_pose is None:
-            ctx.note("no viewpoint: directions cannot be drawn")
+        if ctx.viewpoint_pose is None or not ctx.heading_known:
+            ctx.note("no viewpoint: directions cannot be drawn" if ctx.viewpoint_pose is None
+                     else "the view's heading is unknown: directions cannot be drawn")
             return
         length = ctx.reach
         if ctx.target_distance is not None:

@@ -43,6 +43,9 @@ class DistanceKind(NumberKind):
         if ctx.viewpoint_pose is None:
             ctx.note("no viewpoint: distances cannot be drawn")
             return
+        if not ctx.scale_known:
+            ctx.note("the map's scale is unknown: distances cannot be drawn")
+            return
         ov = ctx.overlay
         if ctx.truth is not None:
             ov.add(pr.Polyline(pr.TRUTH, None, (pr.L_TRUTH,), pr.Z_TRUTH_LINE, points=ctx.circle(ctx.truth)))

@@ -7,6 +7,7 @@ from ..registry import register
 from . import (
     ambiguous_semantic_target,
     angle_convention,
+    answers_inconsistent,
     choice_answer_mismatch,
     choice_options_ambiguous,
     ground_truth,
@@ -33,6 +34,7 @@ BUILT_IN = (
     # Added by this project (spec: "more may be added").
     angle_convention.GT_ANGLE_CONVENTION,
     models.MODEL_ANSWER_CONVENTION,
+    answers_inconsistent.ANSWERS_INCONSISTENT,
 )
 for check in BUILT_IN:
     register(check)

@@ -1,0 +1,515 @@
+"""A scene's map geometry rebuilt from its questions alone: for releases that ship no 3D metadata.
+
+The questions of one scene answer each other (docs/data-format.md, "Rebuilding
+the map from the answers"):
+
+- a `Pos` question gives a viewpoint's place on the scene's map, an `Ori`
+  question its heading (0 = map up, counter-clockwise);
+- a `GP_v`/`GP_s` question gives a target's place;
+- `ED` / `EDist` give the direction and distance from a viewpoint to a target.
+
+Links come from the uids: a viewpoint is (scene, pos, orient), a target is
+(scene, instance); the video index is ignored (a scene has one map). The
+map's scale (metres per pixel) is fitted per scene over every (viewpoint,
+target) pair with an `EDist` answer. EDist is the straight-line distance from
+the camera to the target's centre, so the fit is `d² = (s·p)² + h²` with `h`
+the camera's height over the targets' centres, one per scene: the slope is
+the median of pairwise slopes (Theil-Sen on p², d²), robust to a few wrong
+answers.
+
+Everything is vectorised over the release's columnar arrays; 200,000
+questions take well under a second (benchmarks/bench_reconstruct.py).
+"""
+from __future__ import annotations
+
+import math
+import struct
+import weakref
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .diagnostics import Diagnostics
+from .tasks import COLUMN_KEYS, COLUMNS
+from .uid import split_uids, target_from_head
+
+ANGLE_TOLERANCE = 5.0            # degrees (spec)
+DISTANCE_TOLERANCE_M = 0.15      # metres, or ...
+DISTANCE_TOLERANCE_REL = 0.05    # ... this share of the distance, whichever is larger (spec)
+DUPLICATE_UNITS = 2.0            # two Pos (or GP) answers for one place further apart than this disagree
+DUPLICATE_DEG = 1.0              # two Ori answers for one viewpoint further apart than this disagree
+MIN_PAIRS = 3                    # fewer EDist pairs: the scale is weak (and the height is not fitted)
+MAX_HEIGHT = 2.0                 # metres: the camera's height over the targets' centres is clipped to this
+SIZE_SAMPLES = 4                 # map images per scene whose size is read
+REPORT_LIMIT = 50
+
+_COL = {k: i for i, k in enumerate(COLUMN_KEYS)}
+POS, ORI = _COL["Pos"], _COL["Ori"]
+GP = (_COL["GP_v"], _COL["GP_s"])
+ED = (_COL["ED_v"], _COL["ED_s"])
+EDIST = (_COL["EDist_v"], _COL["EDist_s"])
+_VIEW_COLS = (POS, ORI) + ED + EDIST
+_TARGET_COLS = GP + ED + EDIST
+_MAP_COLS = (POS, ORI) + GP
+
+
+def wrap(deg):
+    """Angles into [-180, 180)."""
+    return (np.asarray(deg, float) + 180.0) % 360.0 - 180.0
+
+
+def map_bearing(dx, dy):
+    """Map heading (0 = up, counter-clockwise as displayed) of image vectors (x right, y down)."""
+    return np.degrees(np.arctan2(-np.asarray(dx, float), -np.asarray(dy, float)))
+
+
+@dataclass(frozen=True)
+class ScaleFit:
+    metres_per_px: float         # in the pixels of the scene's reference map size
+    height: float                # metres: the camera above the targets' centres, fitted (0 when weak)
+    pairs: int
+    spread: float                # median relative deviation of the pairs from the fit
+    weak: bool
+    uids: tuple[str, ...]        # the EDist questions it was fitted from
+
+    def describe(self) -> str:
+        text = (f"{100 * self.metres_per_px:.2f} cm per map pixel from {self.pairs} distance "
+                f"answer{'s' if self.pairs != 1 else ''} (spread {100 * self.spread:.1f} %)")
+        return text + (", weak: too few pairs" if self.weak else "")
+
+
+@dataclass
+class SceneMap:
+    scene: str
+    size: tuple[int, int] | None = None      # the reference map size (width, height), None when no map was read
+    map_question: int | None = None          # a question whose map image shows the scene's map
+    scale: ScaleFit | None = None
+
+    def to_px(self, point) -> np.ndarray:
+        """Normalised points (0..999, cell centres already added) to reference pixels."""
+        return np.asarray(point, float) / 1000.0 * np.asarray(self.size, float)
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """What the answers say about one question's geometry, for drawing it on a map."""
+    scene: str
+    viewpoint: np.ndarray | None             # normalised (0..1000, cell centre), None when unknown
+    heading: float | None                    # map heading, degrees
+    target: np.ndarray | None                # normalised
+    scale: ScaleFit | None
+    map_size: tuple[int, int] | None
+    map_question: int | None
+    sources: tuple[tuple[str, str], ...]     # (what it gave, uid)
+    missing: tuple[str, ...]                 # what could not be inferred, and which question would supply it
+
+
+@dataclass
+class Reconstruction:
+    scenes: dict[str, SceneMap]
+    diagnostics: Diagnostics
+    scene_names: list[str]                   # by scene index
+    # Per question: index of its viewpoint / target, -1 for none.
+    q_view: np.ndarray
+    q_target: np.ndarray
+    # Per viewpoint (index): scene index, pos, orient, normalised point (NaN: unknown or contradictory), heading.
+    view_scene: np.ndarray
+    view_pos: np.ndarray
+    view_orient: np.ndarray
+    view_point: np.ndarray
+    view_heading: np.ndarray
+    target_scene: np.ndarray
+    target_name: list[str]
+    target_point: np.ndarray
+    uids: list[str]
+    column: np.ndarray
+    truth: np.ndarray
+    # what -> (owner ids sorted, question rows in that order): who placed each viewpoint and target.
+    _sources: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def rows(self, what: str, index: int) -> list[int]:
+        """Questions giving `what` ("position", "heading" of a viewpoint; "target" of a target)."""
+        owners, rows = self._sources.get(what, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+        lo, hi = np.searchsorted(owners, [index, index + 1])
+        return rows[lo:hi].tolist()
+
+    def for_question(self, i: int) -> Inferred | None:
+        v, t = int(self.q_view[i]), int(self.q_target[i])
+        if v < 0 and t < 0:
+            return None
+        s = int(self.view_scene[v] if v >= 0 else self.target_scene[t])
+        name = self.scene_names[s]
+        sm = self.scenes[name]
+        sources: list[tuple[str, str]] = []
+        missing: list[str] = []
+        point = heading = target = None
+        number = name.split("_")[-1]
+        if v >= 0:
+            pos, orient = int(self.view_pos[v]), int(self.view_orient[v])
+            vp = f"pos_{pos}_orient_{orient}"
+            if not np.isnan(self.view_point[v, 0]):
+                point = self.view_point[v]
+                sources += [("position", self.uids[r]) for r in self.rows("position", v)]
+            else:
+                rows = self.rows("position", v)
+                why = "its Pos questions disagree" if rows else "no Pos question"
+                missing.append(f"the viewpoint's position: {why}"
+                               f" (scene{number}_Egocentric_Localization_Global_Position_{vp}_video_<k>)")
+            if not np.isnan(self.view_heading[v]):
+                heading = float(self.view_heading[v])
+                sources += [("heading", self.uids[r]) for r in self.rows("heading", v)]
+            else:
+                rows = self.rows("heading", v)
+                missing.append(f"the viewpoint's heading: {'its Ori questions disagree' if rows else 'no Ori question'}"
+                               f" (scene{number}_Egocentric_Localization_Global_Orientation_{vp}_video_<k>)")
+        if t >= 0:
+            if not np.isnan(self.target_point[t, 0]):
+                target = self.target_point[t]
+                sources += [("target", self.uids[r]) for r in self.rows("target", t)]
+            else:
+                rows = self.rows("target", t)
+                missing.append(f"the target's position: {'its GP questions disagree' if rows else 'no GP question'}"
+                               f" (scene{number}_Object_Localization_Global_Position_<visual|semantic>_"
+                               f"{self.target_name[t]}_video_<k>)")
+        if sm.scale is not None:
+            sources += [("scale", u) for u in sm.scale.uids]
+        elif COLUMNS[self.column[i]].kind_name == "distance":
+            missing.append(f"the map's scale: no EDist question of {name} links a viewpoint with Pos "
+                           "to a target with GP")
+        if sm.size is None:
+            missing.append(f"the map's size: no map image of {name} could be read")
+        return Inferred(name, point, heading, target, sm.scale, sm.size, sm.map_question, tuple(sources),
+                        tuple(missing))
+
+
+# ------------------------------------------------------------------ building
+def image_size(path: str) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header, None when it is neither or cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(26)
+            if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+                w, h = struct.unpack(">II", head[16:24])
+                return int(w), int(h)
+            if head[:2] != b"\xff\xd8":
+                return None
+            f.seek(2)
+            while True:
+                marker = f.read(4)
+                if len(marker) < 4 or marker[0] != 0xFF:
+                    return None
+                kind, length = marker[1], struct.unpack(">H", marker[2:])[0]
+                if 0xC0 <= kind <= 0xCF and kind not in (0xC4, 0xC8, 0xCC):
+                    h, w = struct.unpack(">HH", f.read(5)[1:])
+                    return int(w), int(h)
+                f.seek(length - 2, 1)
+    except (OSError, struct.error):
+        return None
+
+
+def release_map_size(release) -> Callable[[int], tuple[int, int] | None]:
+    """The size of question i's own map image, read from its header."""
+    def size(i: int):
+        im = release.questions[i].role_image("map")
+        return image_size(im.path) if im is not None and im.exists else None
+    return size
+
+
+def _factorise(keys) -> tuple[np.ndarray, list]:
+    ids: dict = {}
+    inverse = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, len(keys))
+    return inverse, list(ids)
+
+
+def reconstruct(release, map_size: Callable[[int], tuple[int, int] | None] | None = None) -> Reconstruction:
+    """The map geometry the answers of `release` give (Release: uids, column, truth)."""
+    diags = Diagnostics()
+    n = len(release.uids)
+    column = np.asarray(release.column)
+    truth = np.asarray(release.truth, float)
+    linking = np.flatnonzero(np.isin(column, _VIEW_COLS + GP))
+    parts = split_uids([release.uids[i] for i in linking])
+    scene_num = parts.scene
+    col = column[linking]
+    has_view = np.isin(col, _VIEW_COLS)
+    has_target = np.isin(col, _TARGET_COLS)
+    view_ok = has_view & (scene_num >= 0) & (parts.pos >= 0)
+    targets = [target_from_head(h, COLUMNS[c].task) if t and s >= 0 else None
+               for h, c, t, s in zip(parts.head, col.tolist(), has_target.tolist(), scene_num.tolist())]
+    target_ok = np.array([t is not None for t in targets], bool) if len(targets) else np.zeros(0, bool)
+    unlinked = np.flatnonzero((has_view & ~view_ok) | (has_target & ~target_ok))
+    for k in unlinked[:REPORT_LIMIT]:
+        i = int(linking[k])
+        diags.warning(f"question {release.uids[i]!r}: its uid does not follow "
+                      "scene<N>_<task>[_<target>]_pos_<P>_orient_<O>_video_<K>; it is not linked to other questions",
+                      code="reconstruct.uid_unlinked")
+    if len(unlinked) > REPORT_LIMIT:
+        diags.warning(f"... and {len(unlinked) - REPORT_LIMIT} more uids that link to nothing",
+                      code="reconstruct.uid_unlinked_summary")
+
+    # Scenes, viewpoints and targets as integer ids.
+    scene_ids, scene_nums = _factorise(scene_num.tolist())
+    scene_names = [f"scene_{s}" for s in scene_nums]
+    q_view = np.full(n, -1, np.int64)
+    q_target = np.full(n, -1, np.int64)
+    vrows = np.flatnonzero(view_ok)
+    code = (scene_ids[vrows] << 42) | (parts.pos[vrows] << 21) | parts.orient[vrows]
+    view_codes, view_inv = np.unique(code, return_inverse=True)
+    q_view[linking[vrows]] = view_inv
+    view_scene = view_codes >> 42
+    view_pos = (view_codes >> 21) & ((1 << 21) - 1)
+    view_orient = view_codes & ((1 << 21) - 1)
+    trows = np.flatnonzero(target_ok)
+    target_inv, target_keys = _factorise([(int(scene_ids[k]), targets[k]) for k in trows])
+    q_target[linking[trows]] = target_inv
+    target_scene = np.array([s for s, _ in target_keys], np.int64)
+    target_name = [t for _, t in target_keys]
+
+    rec = Reconstruction({name: SceneMap(name) for name in scene_names}, diags, scene_names, q_view, q_target,
+                         view_scene, view_pos, view_orient, np.full((len(view_codes), 2), np.nan),
+                         np.full(len(view_codes), np.nan), target_scene, target_name,
+                         np.full((len(target_keys), 2), np.nan), release.uids, column, truth)
+    _places(rec, "position", np.flatnonzero(column == POS), q_view, rec.view_point)
+    _places(rec, "target", np.flatnonzero(np.isin(column, GP)), q_target, rec.target_point)
+    _headings(rec, np.flatnonzero(column == ORI))
+    _orphan_headings(rec)
+    _map_sizes(rec, map_size or release_map_size(release), linking)
+    _scales(rec)
+    return rec
+
+
+def _group(rec: Reconstruction, what: str, rows: np.ndarray, owner: np.ndarray):
+    """Rows that link to an owner (viewpoint or target), their owner ids, and the sources recorded."""
+    rows = rows[owner[rows] >= 0]
+    g = owner[rows]
+    order = np.argsort(g, kind="stable")
+    rec._sources[what] = (g[order], rows[order])
+    return rows, g
+
+
+def _places(rec: Reconstruction, what: str, rows, owner, out: np.ndarray) -> None:
+    """Normalised points per owner (cell centres); owners whose answers disagree stay NaN, reported."""
+    rows, g = _group(rec, what, rows, owner)
+    pts = rec.truth[rows] + 0.5
+    ok = ~np.isnan(pts[:, 0])
+    rows, g, pts = rows[ok], g[ok], pts[ok]
+    if not len(rows):
+        return
+    lo = np.full(out.shape, np.inf)
+    hi = np.full(out.shape, -np.inf)
+    np.minimum.at(lo, g, pts)
+    np.maximum.at(hi, g, pts)
+    first = np.full(out.shape, np.nan)
+    first[g[::-1]] = pts[::-1]
+    out[:] = first
+    bad = np.flatnonzero(np.any(hi - lo > DUPLICATE_UNITS, axis=1))
+    for k in bad[:REPORT_LIMIT]:
+        out[k] = np.nan
+        uids = [rec.uids[r] for r in rec.rows(what, int(k))]
+        rec.diagnostics.warning(f"{len(uids)} questions place the same {_owner_text(rec, what, int(k))} more than "
+                                f"{DUPLICATE_UNITS:g} units apart; it is not drawn: {', '.join(uids)}",
+                                code="reconstruct.duplicates_disagree")
+    out[bad] = np.nan
+
+
+def _headings(rec: Reconstruction, rows) -> None:
+    rows, g = _group(rec, "heading", rows, rec.q_view)
+    h = rec.truth[rows, 0]
+    ok = ~np.isnan(h)
+    rows, g, h = rows[ok], g[ok], h[ok]
+    first = np.full(len(rec.view_heading), np.nan)
+    first[g[::-1]] = h[::-1]
+    spread = np.zeros(len(first))
+    np.maximum.at(spread, g, np.abs(wrap(h - first[g])))
+    rec.view_heading[:] = first
+    bad = np.flatnonzero(spread > DUPLICATE_DEG)
+    for k in bad[:REPORT_LIMIT]:
+        uids = [rec.uids[r] for r in rec.rows("heading", int(k))]
+        rec.diagnostics.warning(f"{len(uids)} Ori questions give {_owner_text(rec, 'heading', int(k))} headings "
+                                f"more than {DUPLICATE_DEG:g}° apart; it is not drawn: {', '.join(uids)}",
+                                code="reconstruct.duplicates_disagree")
+    rec.view_heading[bad] = np.nan
+
+
+def _orphan_headings(rec: Reconstruction) -> None:
+    """A heading with no position cannot be drawn anywhere: say which question is missing."""
+    orphans = np.flatnonzero(~np.isnan(rec.view_heading) & np.isnan(rec.view_point[:, 0]))
+    for k in orphans[:REPORT_LIMIT]:
+        k = int(k)
+        if rec.rows("position", k):
+            continue                     # it has Pos questions, which disagree: reported already
+        uid = rec.uids[rec.rows("heading", k)[0]]
+        rec.diagnostics.warning(f"{_owner_text(rec, 'heading', k)} has an Ori question ({uid}) but no Pos "
+                                "question: its heading cannot be placed on the map", code="reconstruct.no_position")
+
+
+def _owner_text(rec: Reconstruction, what: str, k: int) -> str:
+    if what == "target":
+        return f"target {rec.target_name[k]} of {rec.scene_names[rec.target_scene[k]]}"
+    return (f"viewpoint pos_{rec.view_pos[k]}_orient_{rec.view_orient[k]} of "
+            f"{rec.scene_names[rec.view_scene[k]]}")
+
+
+def _map_sizes(rec: Reconstruction, map_size, linking: np.ndarray) -> None:
+    """Each scene's map size, from the first few map images of its questions; different sizes are reported."""
+    seen: dict[int, list[tuple[int, tuple[int, int]]]] = {}
+    rows = linking[np.isin(rec.column[linking], _MAP_COLS)]
+    v, t = rec.q_view[rows], rec.q_target[rows]
+    keep = (v >= 0) | (t >= 0)
+    rows, v, t = rows[keep], v[keep], t[keep]
+    # -1 indexes the appended pad: a question with no viewpoint (or no target) looks up nothing real.
+    scene = np.where(v >= 0, np.append(rec.view_scene, -1)[v], np.append(rec.target_scene, -1)[t])
+    # The first SIZE_SAMPLES map questions of each scene, in release order.
+    order = np.argsort(scene, kind="stable")
+    starts = np.searchsorted(scene[order], scene[order], side="left")
+    first = order[np.arange(len(order)) - starts < SIZE_SAMPLES]
+    for i, s in zip(rows[np.sort(first)].tolist(), scene[np.sort(first)].tolist()):
+        size = map_size(i)
+        if size:
+            seen.setdefault(s, []).append((i, tuple(size)))
+    for s, found in seen.items():
+        sm = rec.scenes[rec.scene_names[s]]
+        sm.map_question, sm.size = found[0]
+        other = next(((i, size) for i, size in found if size != sm.size), None)
+        if other is not None:
+            rec.diagnostics.warning(
+                f"{sm.scene}: its map images differ in size ({rec.uids[found[0][0]]} is {sm.size[0]}x{sm.size[1]}, "
+                f"{rec.uids[other[0]]} is {other[1][0]}x{other[1][1]}); positions are drawn on each question's "
+                "own map, the scale and the audit's comparisons use the first", code="reconstruct.map_sizes_differ")
+
+
+def pair_rows(rec: Reconstruction, columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Questions of `columns` whose viewpoint and target are both placed, their viewpoints and targets."""
+    rows = np.flatnonzero(np.isin(rec.column, columns) & (rec.q_view >= 0) & (rec.q_target >= 0))
+    v, t = rec.q_view[rows], rec.q_target[rows]
+    ok = ~np.isnan(rec.view_point[v, 0]) & ~np.isnan(rec.target_point[t, 0]) & ~np.isnan(rec.truth[rows, 0])
+    return rows[ok], v[ok], t[ok]
+
+
+def scene_sizes(rec: Reconstruction) -> np.ndarray:
+    """(scenes, 2) reference map sizes, NaN where none was read."""
+    out = np.full((len(rec.scene_names), 2), np.nan)
+    for s, name in enumerate(rec.scene_names):
+        if rec.scenes[name].size:
+            out[s] = rec.scenes[name].size
+    return out
+
+
+def pixel_offsets(rec: Reconstruction, v: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Target minus viewpoint, in reference map pixels (NaN for scenes without a size)."""
+    size = scene_sizes(rec)[rec.view_scene[v]]
+    return (rec.target_point[t] - rec.view_point[v]) / 1000.0 * size
+
+
+def _scales(rec: Reconstruction) -> None:
+    rows, v, t = pair_rows(rec, EDIST)
+    if not len(rows):
+        return
+    p = np.linalg.norm(pixel_offsets(rec, v, t), axis=1)
+    d = rec.truth[rows, 0]
+    scene = rec.view_scene[v]
+    ok = np.isfinite(p) & (p > 0) & (d > 0)
+    rows, p, d, scene = rows[ok], p[ok], d[ok], scene[ok]
+    order = np.argsort(scene, kind="stable")
+    bounds = np.flatnonzero(np.diff(scene[order])) + 1
+    for chunk in np.split(order, bounds):
+        if not len(chunk):
+            continue
+        sm = rec.scenes[rec.scene_names[scene[chunk[0]]]]
+        fit = fit_scale(p[chunk], d[chunk], tuple(rec.uids[r] for r in rows[chunk]))
+        sm.scale = fit
+        if fit.weak:
+            rec.diagnostics.info(f"{sm.scene}: the map's scale rests on {fit.pairs} distance answer"
+                                 f"{'s' if fit.pairs != 1 else ''} only ({', '.join(fit.uids)}): "
+                                 "distances drawn on the map are approximate", code="reconstruct.scale_weak")
+
+
+def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = ()) -> ScaleFit:
+    """Metres per pixel and the camera's height over the targets from pixel distances p and EDist answers d.
+
+    Each two pairs fix a candidate (s², h²); the candidate most pairs agree
+    with (within the distance tolerance) picks the inliers, so a wrong answer
+    or a moved point cannot drag the scale; Theil-Sen over the inliers gives
+    the fit.
+    """
+    n = len(p)
+    fit = None
+    if n >= MIN_PAIRS:
+        inliers = _consensus(p, d)
+        if inliers is not None and inliers.sum() >= MIN_PAIRS:
+            fit = _theil_sen(p[inliers], d[inliers])
+        fit = fit or _theil_sen(p, d)
+    weak = fit is None
+    s2, h2 = fit if fit is not None else (float(np.median(d / p)) ** 2, 0.0)
+    s = math.sqrt(s2)
+    model = np.sqrt((s * p) ** 2 + h2)
+    spread = float(np.median(np.abs(d - model) / np.maximum(d, 1e-9)))
+    return ScaleFit(s, math.sqrt(h2), n, spread, weak, uids)
+
+
+def _candidates(p: np.ndarray, d: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s², intercepts, P², D²) of the lines through every two of at most `limit` pairs, usable ones only."""
+    k = np.linspace(0, len(p) - 1, min(len(p), limit)).astype(int)
+    P2, D2 = p[k] ** 2, d[k] ** 2
+    i, j = np.triu_indices(len(k), 1)
+    dp = P2[i] - P2[j]
+    usable = np.abs(dp) > 1e-9 * max(float(P2.max()), 1.0)
+    slope = (D2[i] - D2[j])[usable] / dp[usable]
+    return slope, D2[i][usable] - slope * P2[i][usable], P2, D2
+
+
+def _theil_sen(p: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
+    """(s², h²): the median pairwise slope of d² against p², the median intercept clipped to the plausible."""
+    slope, _, P2, D2 = _candidates(p, d, 200)
+    if not len(slope):
+        return None
+    s2 = float(np.median(slope))
+    if s2 <= 0:
+        return None
+    return s2, float(np.clip(np.median(D2 - s2 * P2), 0.0, MAX_HEIGHT ** 2))
+
+
+def _consensus(p: np.ndarray, d: np.ndarray) -> np.ndarray | None:
+    """The pairs agreeing with the candidate line most of them agree with."""
+    slope, icept, _, _ = _candidates(p, d, 60)
+    ok = slope > 0
+    if not ok.any():
+        return None
+    s2, h2 = slope[ok], np.clip(icept[ok], 0.0, MAX_HEIGHT ** 2)
+    model = np.sqrt(s2[:, None] * p[None, :] ** 2 + h2[:, None])
+    resid = np.abs(model - d[None, :])
+    inlier = resid <= np.maximum(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * d)[None, :]
+    count = inlier.sum(axis=1)
+    best = np.flatnonzero(count == count.max())
+    pick = best[np.argmin(np.median(resid[best], axis=1))]
+    return inlier[pick]
+
+
+# ------------------------------------------------------------------ per release, cached
+_cached: tuple = (None, None)
+
+
+def reconstruction_of(release) -> Reconstruction:
+    """The release's reconstruction, built once per Release object (the window asks per question)."""
+    global _cached
+    ref, rec = _cached
+    if ref is None or ref() is not release:
+        rec = reconstruct(release)
+        _cached = (weakref.ref(release), rec)
+    return rec
+
+
+def inferred_for(release, i: int) -> Inferred | None:
+    """What the other answers give for question i; None when its uid links it to nothing."""
+    return reconstruction_of(release).for_question(i)
+
+
+def linked_map(release, i: int):
+    """(uid, MediaRef) of the question whose map image shows question i's scene, for a question with none."""
+    inf = inferred_for(release, i)
+    if inf is None or inf.map_question is None:
+        return None
+    q = release.questions[inf.map_question]
+    ref = q.role_image("map")
+    return (q.uid, ref) if ref is not None else None
