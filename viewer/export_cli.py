@@ -47,8 +47,18 @@ def _subject(args, frames: bool = True):
     from .figures.layouts import prepare
     session, models = _session(args)
     qi = find_question(session.release, args.uid)
+    _say_question_problems(session, qi)
     ensure_gui_app()
     return prepare(session, qi, models, frames=frames)
+
+
+def _say_question_problems(session, qi: int) -> None:
+    """What the figure of question qi must do without (a missing or refused medium), said on stderr:
+    the figure shows a note in its place, but a script reading the output should hear it too."""
+    q = session.release.questions[qi]
+    for d in session.release.diagnostics:
+        if d.file == q.source and (d.line is None or d.line == q.line) and q.uid in d.message:
+            print(f"gst-viewer: {d}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ render

@@ -24,3 +24,18 @@ def test_a_best_bbox_that_is_not_four_numbers_draws_no_box(box):
     assert SampleView._video_boxes(q, g) == {}                     # strings raised ValueError here
     video.instances["chair_0"]["best_bbox"] = [1, 2, 3, 4]
     assert SampleView._video_boxes(q, g) == {3: (1.0, 2.0, 3.0, 4.0)}
+
+
+@pytest.mark.parametrize("defect", ["fifo", "symlink", "nul", "nesting"])
+def test_window_lists_the_problem_and_opens_the_rest(qtbot, make_inspector, tmp_path, defect):
+    """In the window: the Problems list names the broken file, and every other sample still opens."""
+    from broken_release import make_broken
+    from published_samples import ED_UID, EDIST_UID, POS_UID, TDSM_UID
+    root, name, preds = make_broken(tmp_path, defect)
+    window, state = make_inspector(root, [preds], uid=TDSM_UID)
+    listed = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any(name in text for text in listed), listed
+    assert len(state.session.release) == 6
+    for uid in (POS_UID, ED_UID, EDIST_UID, TDSM_UID):
+        state.select_uid(uid)
+        assert state.uid == uid
