@@ -39,3 +39,55 @@ def test_window_lists_the_problem_and_opens_the_rest(qtbot, make_inspector, tmp_
     for uid in (POS_UID, ED_UID, EDIST_UID, TDSM_UID):
         state.select_uid(uid)
         assert state.uid == uid
+
+
+def test_long_work_is_cancelled_at_once_and_stops_at_its_next_progress(qtbot):
+    import threading
+    import time
+
+    from viewer.ui.jobs import CANCELLED, Jobs
+    jobs = Jobs()
+    steps, stopped = [], threading.Event()
+
+    def long_work(progress):
+        try:
+            for k in range(1000):
+                time.sleep(0.01)
+                steps.append(k)
+                progress(k, 1000)
+        finally:
+            stopped.set()
+    failed = []
+    jobs.submit(long_work, with_progress=True, label="auditing", done=lambda r: failed.append("done?!"),
+                failed=failed.append)
+    qtbot.waitUntil(lambda: len(steps) > 3, timeout=5000)
+    assert jobs.cancellable == ["auditing"]
+    jobs.cancel_all()
+    assert failed == [CANCELLED] and jobs.pending == 0          # the caller hears at once
+    assert stopped.wait(2)                                        # and the worker stops soon after
+    assert len(steps) < 1000
+    qtbot.wait(50)
+    assert failed == [CANCELLED]                                  # its late result is dropped
+
+
+def test_opening_a_release_can_be_cancelled_from_the_status_bar(qtbot, make_inspector, monkeypatch):
+    import time
+
+    from published_samples import FIXTURES
+
+    import viewer.ui.main_window as mw
+    real_open = mw.open_session
+
+    def slow_open(path, preds, progress=None):
+        for k in range(500):                         # a release that takes long to read
+            time.sleep(0.01)
+            progress(k, 500)
+        return real_open(path, preds)
+    monkeypatch.setattr(mw, "open_session", slow_open)
+    window, state = make_inspector()
+    window.open_release(FIXTURES)
+    qtbot.waitUntil(window.cancel_button.isVisible, timeout=3000)
+    window.cancel_button.click()
+    assert "cancelled" in window.status_label.text() and not window.cancel_button.isVisible()
+    qtbot.wait(300)
+    assert state.session is None                     # the late result was dropped

@@ -11,6 +11,10 @@ only while the token is current. The token holds
 The window shows a busy indicator while `pending` > 0, and `settled` fires
 when it drops to 0 (the screenshot waits for it).
 
+Work that reports progress (opening a release, scoring, auditing) can be
+cancelled: `cancel_all()` calls its `failed(CANCELLED)` at once and drops its
+result, and the worker stops at its next progress report.
+
 The workers are Python threads, not QThreadPool threads: pybind11 modules
 (open3d) keep a per-thread Python state that PyQt discards after every
 QRunnable, and the next open3d call on that pool thread then hangs forever.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import threading
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
@@ -28,6 +33,11 @@ from PyQt6.QtCore import QObject, pyqtSignal
 from ..core.state import InspectorState
 
 Scope = Literal["question", "session"]
+CANCELLED = "cancelled"
+
+
+class Cancelled(Exception):
+    """Raised in a worker at its next progress report once its job was cancelled."""
 
 
 class _Relay(QObject):
@@ -40,6 +50,7 @@ class _Task:
     def __init__(self, token: int, relay: _Relay, fn: Callable, args: tuple, with_progress: bool):
         self.token, self.relay, self.fn, self.args = token, relay, fn, args
         self.with_progress = with_progress
+        self.cancelled = threading.Event()
 
     def run(self) -> None:
         try:
@@ -48,6 +59,8 @@ class _Task:
             else:
                 result = self.fn(*self.args)
             self.relay.finished.emit(self.token, True, result)
+        except Cancelled:
+            self.relay.finished.emit(self.token, False, CANCELLED)
         except Exception as e:                       # reported to the user, never raised
             message = str(e) or type(e).__name__
             if not _is_user_facing(e):
@@ -56,6 +69,8 @@ class _Task:
             self.relay.finished.emit(self.token, False, message)
 
     def _progress(self, done: int, total: int | None = None) -> None:
+        if self.cancelled.is_set():
+            raise Cancelled()
         self.relay.progressed.emit(self.token, int(done), int(total or 0))
 
 
@@ -91,6 +106,7 @@ class Jobs(QObject):
         self._tokens = itertools.count(1)
         self._jobs: dict[int, _Entry] = {}
         self._latest: dict[str, int] = {}
+        self._tasks: dict[int, _Task] = {}           # running work that reports progress: cancellable
         self.callback_errors: list[str] = []
 
     @property
@@ -104,15 +120,36 @@ class Jobs(QObject):
         self._jobs[token] = _Entry(lane, scope, self._serial(scope), label, done, failed)
         if lane is not None:
             self._latest[lane] = token
+        task = _Task(token, self._relay, fn, args, with_progress)
+        if with_progress:
+            self._tasks[token] = task
         try:
-            future = self._pool.submit(_Task(token, self._relay, fn, args, with_progress).run)
+            future = self._pool.submit(task.run)
         except RuntimeError:                 # shut down: the window is closing
             self._jobs.pop(token, None)
+            self._tasks.pop(token, None)
             return token
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         self.pendingChanged.emit(self.pending)
         return token
+
+    @property
+    def cancellable(self) -> list[str]:
+        """Labels of the running work that can be cancelled."""
+        return [self._jobs[t].label for t in self._tasks if t in self._jobs]
+
+    def cancel_all(self) -> None:
+        """Cancel every job that reports progress: each one's `failed(CANCELLED)` is called now."""
+        for token, task in list(self._tasks.items()):
+            task.cancelled.set()
+            entry = self._jobs.pop(token, None)
+            self._tasks.pop(token, None)
+            if entry is not None and entry.failed is not None and self._current(token, entry):
+                entry.failed(CANCELLED)
+        self.pendingChanged.emit(self.pending)
+        if not self._jobs:
+            self.settled.emit()
 
     def cancel_lane(self, lane: str) -> None:
         """Results of this lane's running jobs will be dropped."""
@@ -123,9 +160,15 @@ class Jobs(QObject):
         _, pending = concurrent.futures.wait(list(self._futures), timeout=msecs / 1000)
         return not pending
 
-    def shutdown(self) -> None:
-        """Drop queued work; running work finishes in the background (the window is closing)."""
+    def shutdown(self, wait_seconds: float = 3.0) -> None:
+        """The window is closing: drop queued work, stop what reports progress, and give running work a
+        moment to end, so no worker is still inside Qt or open3d while the application is torn down
+        (that order of destruction crashed the process at exit now and then)."""
+        for task in self._tasks.values():
+            task.cancelled.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        concurrent.futures.wait(list(self._futures), timeout=wait_seconds)
+        self._relay.blockSignals(True)           # whatever still finishes reports to no one
 
     def _serial(self, scope: Scope | None) -> int:
         if scope is None or self.state is None:
@@ -139,6 +182,7 @@ class Jobs(QObject):
         return entry.serial == self._serial(entry.scope)
 
     def _finished(self, token: int, ok: bool, payload: Any) -> None:
+        self._tasks.pop(token, None)
         entry = self._jobs.pop(token, None)
         if entry is not None:
             if self._current(token, entry):

@@ -30,7 +30,7 @@ from .audit_dock import AuditPanel
 from .browser import BrowserPanel
 from .flags_panel import FlagsPanel
 from .images import ImageCache
-from .jobs import Jobs
+from .jobs import CANCELLED, Jobs
 from .leaderboard import LeaderboardPanel
 from .sample_view import SampleView
 
@@ -100,6 +100,10 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel()
         self.progress = QProgressBar(maximumWidth=180, textVisible=False)
         self.progress.hide()
+        # Opening, scoring and auditing can be stopped.
+        self.cancel_button = QToolButton(autoRaise=True, text="Cancel", toolTip="Stop opening, scoring or auditing")
+        self.cancel_button.clicked.connect(self.jobs.cancel_all)
+        self.cancel_button.hide()
         self.problems_button = QToolButton(autoRaise=True)
         self.problems_button.clicked.connect(self._show_problems)
         self.problems_button.hide()
@@ -107,6 +111,7 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.status_label, 1)
         sb.addPermanentWidget(self.problems_button)
         sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
 
         from .audit_window import AuditController
         from .talk_actions import TalkActions
@@ -279,6 +284,9 @@ class MainWindow(QMainWindow):
                          failed=lambda msg: self._load_failed(path, msg))
 
     def _load_failed(self, path: str, message: str) -> None:
+        if message == CANCELLED:
+            self.show_status(f"opening {path} cancelled")
+            return
         self.show_status(f"cannot open {path}: {message}")
         self._add_problem("error", f"cannot open {path}: {message}")
         self.loadFailed.emit(message)
@@ -325,6 +333,7 @@ class MainWindow(QMainWindow):
         self.status_label.setToolTip(text)
 
     def _pending_changed(self, n: int) -> None:
+        self.cancel_button.setVisible(bool(self.jobs.cancellable))
         if n == 0:
             self.progress.hide()
         elif not self.progress.isVisible():
