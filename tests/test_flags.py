@@ -1,5 +1,6 @@
 """Reviewer flags: history and undo, export round trip, and the faults (corrupt, locked, killed, two writers)."""
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -280,3 +281,30 @@ def test_export_of_an_unreadable_database_fails_and_keeps_the_old_export(tmp_pat
     assert main(["flags", "export", str(root), "--format", "csv", "-o", str(out)]) == 2
     assert "damaged" in capsys.readouterr().err
     assert out.read_text().count("\n") == 2          # the good export is untouched
+
+
+def test_a_newer_schema_is_read_only_and_not_called_damaged(tmp_path):
+    path = tmp_path / DB_NAME
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE changes(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL, "
+                      "field TEXT NOT NULL, value TEXT, previous TEXT, author TEXT NOT NULL, at TEXT NOT NULL, "
+                      "undoes INTEGER, reviewer_role TEXT NOT NULL DEFAULT 'x', confidence REAL NOT NULL);"
+                      "INSERT INTO changes(uid, field, value, author, at, confidence) "
+                      "VALUES ('q1', 'verdict', 'ok', 'ana', '2026-01-01', 0.9);")
+    con.commit()
+    con.close()
+    s = FlagStore(path)
+    assert s.readonly and "newer gst-viewer" in s.problem and "confidence" in s.problem
+    assert "damaged" not in s.problem and "move it away" not in s.problem
+    assert s.get("q1").verdict == "ok"                # still read
+    s.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write a read-only file")
+def test_a_read_only_database_is_said_when_opened(tmp_path):
+    path = tmp_path / DB_NAME
+    FlagStore(path).close()
+    path.chmod(0o444)
+    s = FlagStore(path)
+    assert s.readonly and "read-only" in s.problem
+    s.close()

@@ -224,3 +224,16 @@ def test_a_line_separator_inside_a_json_string_keeps_the_record_and_the_line_num
     r = load_release(tmp_path)
     assert [q.uid for q in r.questions] == ["q1", "q2", "q3"]
     assert [d.line for d in r.diagnostics.with_code("json.malformed")] == [3]
+
+
+def test_two_broken_lines_never_merge_into_one_record(tmp_path):
+    """Joined by the whole-file parse's commas, `{... [1` and `2]}` read as one record, and a line with two
+    values kept the count: the fast path took it. Each of those lines is now judged on its own."""
+    good = json.dumps(_rec("ok"))
+    broken_start = json.dumps(_rec("merged"))[:-1] + ', "extra": [1'
+    broken_end = '2]}'
+    two_values = json.dumps(_rec("x1")) + ", " + json.dumps(_rec("x2"))
+    (tmp_path / "questions.jsonl").write_text("\n".join([good, broken_start, broken_end, two_values]) + "\n")
+    r = load_release(tmp_path)
+    assert "merged" not in r.index
+    assert [d.line for d in r.diagnostics.with_code("json.malformed")] == [2, 3, 4]

@@ -36,6 +36,19 @@ DB_NAME = "annotations.sqlite"
 VERDICTS = {"ok": "ok", "bad_gt": "bad ground truth", "ambiguous": "ambiguous", "bad_media": "bad media"}
 FIELDS = ("verdict", "note")
 BUSY_SECONDS = 5.0
+_COLUMNS = ("id", "uid", "field", "value", "previous", "author", "at", "undoes")
+
+
+def _unknown_columns(con: sqlite3.Connection) -> list[str]:
+    """Columns of `changes` this version does not write (a newer schema would refuse our inserts)."""
+    return [row[1] for row in con.execute("PRAGMA table_info(changes)") if row[1] not in _COLUMNS]
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite may write the file and, for its journal, its folder."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes(
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -174,12 +187,19 @@ class FlagStore:
             bad = con.execute("PRAGMA quick_check(1)").fetchone()[0]
             if bad != "ok":
                 raise sqlite3.DatabaseError(bad)
+            unknown = _unknown_columns(con)
         except sqlite3.Error as e:
             con.close()
             self.problem = self._describe(e, "cannot be opened") + "; flags are read-only this session"
             self._con = self._read_only_connection()
             return
         self._con = con
+        # Said now, not at the first verdict set: a file or folder we may not write, a newer schema.
+        if unknown:
+            self.problem = (f"{self.path}: the flags database was written by a newer gst-viewer (columns "
+                            f"{', '.join(unknown)}); flags are read-only here, and the file is fine")
+        elif not _writable(self.path):
+            self.problem = f"{self.path}: the flags database is read-only (no permission to write it or its folder)"
 
     def _read_only_connection(self) -> sqlite3.Connection | None:
         """Whatever can still be read, for showing; None when nothing can."""

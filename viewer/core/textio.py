@@ -88,7 +88,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
         # both fall through to the careful path below.
         try:
             values = json.loads("[" + body.replace("\n", ",") + "]")
-            if len(values) == body.count("\n") + 1:
+            if len(values) == body.count("\n") + 1 and _lines_stand_alone(body):
                 return list(range(1, len(values) + 1)), values
         except (json.JSONDecodeError, RecursionError, ValueError):
             pass
@@ -103,7 +103,7 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
         lines = [lines[i - 1] for i in numbers]
     try:
         values = json.loads("[" + ",".join(lines) + "]")
-        if len(values) == len(numbers):
+        if len(values) == len(numbers) and _lines_stand_alone("\n".join(lines)):
             return numbers, values
     except (json.JSONDecodeError, RecursionError, ValueError):
         pass
@@ -117,6 +117,33 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
         except (RecursionError, ValueError) as e:
             diags.error(_json_value_error(e), path, n, code="json.unreadable_value")
     return good_numbers, values
+
+
+def _lines_stand_alone(body: str) -> bool:
+    """Whether no value of the whole-file parse can have come from two lines joined by its comma.
+
+    A record line closes on a bracket; when a line does not (half of a value cut in two), every
+    line that does not open and close on brackets is parsed on its own, so two broken halves never
+    pass for one record. (A first half that closes on a bracket, `{"a": [{"b": 1}`, with a line of
+    two values to even the count, would still pass: contrived.)
+    """
+    # The usual file, every line closing on a brace, is told by one count in C, no line looked at:
+    # the first half of a value cut in two cannot close on its bracket (but for the contrived case above).
+    n = body.count("\n") + 1
+    closes = body.count("}\n") + (body[-1:] == "}")
+    if closes < n:
+        closes += body.count("]\n") + (body[-1:] == "]")
+    if closes == n:
+        return True
+    for line in body.split("\n"):
+        s = line.strip()
+        if s[:1] in ("{", "[") and s[-1:] in ("}", "]"):
+            continue
+        try:
+            json.loads(line)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            return False
+    return True
 
 
 @contextmanager
