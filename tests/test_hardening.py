@@ -237,3 +237,42 @@ def test_two_broken_lines_never_merge_into_one_record(tmp_path):
     r = load_release(tmp_path)
     assert "merged" not in r.index
     assert [d.line for d in r.diagnostics.with_code("json.malformed")] == [2, 3, 4]
+
+
+def test_a_400_digit_integer_answer_or_prediction_is_not_finite(tmp_path):
+    from viewer.core.kinds import ANGLE, DISTANCE, POINT
+    huge = 10**400                                    # json reads it as an int; float() overflows
+    assert ANGLE.parse(huge).status == "not_finite"
+    assert DISTANCE.parse_truth(huge).status == "not_finite"
+    assert POINT.parse([huge, 3]).status == "not_finite"
+    rec = _rec("q1", task="Object_Localization_Egocentric_Distance_visual", answer=huge)
+    (tmp_path / "questions.jsonl").write_text(json.dumps(rec) + "\n")
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"uid": "q1", "prediction": huge}) + "\n")
+    session = open_session(tmp_path, [preds])
+    assert session.results[0].status[0] == "not_finite"
+
+
+def test_a_mesh_linked_out_of_the_scene_folder_is_refused(tmp_path):
+    import scene_release as sr
+
+    from viewer.core.scene import SceneLibrary
+    outside = tmp_path / "elsewhere.glb"
+    outside.write_bytes(b"glTF")
+    sr.build(tmp_path / "rel", video=False)
+
+    def with_mesh(doc):
+        doc["geometry"] = {"mesh": "scene.glb"}
+    folder = sr.write_scene_folder(tmp_path / "rel", sr.scene(video=False), edit=with_mesh)
+    (folder / "scene.glb").symlink_to(outside)
+    scene = SceneLibrary(tmp_path / "rel").get(sr.SCENE)
+    assert scene.mesh is None
+    assert any(d.code == "scene.path_escapes" for d in scene.diagnostics)
+
+
+def test_audit_of_a_release_with_no_question_loaded(tmp_path):
+    (tmp_path / "questions.jsonl").write_text("not json\n")
+    p = subprocess.run([sys.executable, "-m", "viewer", "audit", str(tmp_path), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 2), p.stderr
+    assert "Traceback" not in p.stderr

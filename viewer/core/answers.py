@@ -258,7 +258,10 @@ def _parse_number(raw: Any, profile: str = STRICT, rescues: tuple = ()) -> Parse
     if isinstance(raw, bool) or raw is None:
         return Parsed(None, EMPTY if raw is None else NO_NUMBER)
     if isinstance(raw, (int, float)):
-        v = float(raw)
+        try:
+            v = float(raw)
+        except OverflowError:                        # a JSON integer of 400 digits
+            return Parsed(None, NOT_FINITE)
         return Parsed(v, OK) if math.isfinite(v) else Parsed(None, NOT_FINITE)
     text = str(raw)
     if not text.strip():
@@ -295,6 +298,8 @@ def _parse_point(raw: Any, profile: str = STRICT) -> Parsed:
             x, y = float(raw[0]), float(raw[1])
         except (TypeError, ValueError):
             return Parsed(None, NO_POINT)
+        except OverflowError:
+            return Parsed(None, NOT_FINITE)
         return Parsed((x, y), OK) if math.isfinite(x) and math.isfinite(y) else Parsed(None, NOT_FINITE)
     if raw is None:
         return Parsed(None, EMPTY)

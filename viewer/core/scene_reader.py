@@ -108,7 +108,9 @@ class SceneReader:
                        code="scene.absolute_path")
             return None
         path = os.path.normpath(os.path.join(self.scene.folder, declared))
-        if not within(path, self.scene.folder):
+        # Judged on the resolved path too: a symbolic link must not lead out of the scene's folder.
+        if not within(path, self.scene.folder) or not within(os.path.realpath(path),
+                                                              os.path.realpath(self.scene.folder)):
             self.error(f"{what}: path {declared!r} escapes the scene folder; refused", code="scene.path_escapes")
             return None
         if not os.path.isfile(path):
