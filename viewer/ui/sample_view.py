@@ -28,6 +28,7 @@ from .image_pane import ImagePane
 from .images import ImageCache, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
+from .option_texts import OptionTexts
 from .sample_panel import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
@@ -64,14 +65,16 @@ class SampleView(QWidget):
         self.gallery = ChoiceGallery()
         self.dial = DirectionDial()
         self.bars = DistanceBars()
+        self.option_texts = OptionTexts()
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.map_panel)
         self.answer_stack.addWidget(self.gallery)
         self.chart_stack = QStackedWidget()
         self.chart_stack.addWidget(self.dial)
         self.chart_stack.addWidget(self.bars)
+        self.chart_stack.addWidget(self.option_texts)
         # The chart beside the map, by the name an answer kind gives (`AnswerKind.chart`).
-        self.charts = {"dial": self.dial, "bars": self.bars}
+        self.charts = {"dial": self.dial, "bars": self.bars, "option-texts": self.option_texts}
         self.answer_split = QSplitter(Qt.Orientation.Horizontal, objectName="answer_split")
         self.answer_split.addWidget(self.answer_stack)
         self.answer_split.addWidget(self.chart_stack)
@@ -283,7 +286,8 @@ class SampleView(QWidget):
             self.chart_stack.hide()
             return
         truth = q.truth.value if q.truth.ok else None
-        chart.set_answer(truth, model_answers(qi, self.state.shown_results()), self.names, q.column.frame)
+        chart.set_answer(truth, model_answers(qi, self.state.shown_results()), self.names, q.column.frame,
+                         scale=q.benchmark.scale(q), options=q.options)
         self.chart_stack.setCurrentWidget(chart)
         self.chart_stack.show()
 
