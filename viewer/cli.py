@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 def top_help(commands: dict) -> str:
     """`gst-viewer --help`: the window's usage, then every subcommand with its one line."""
     width = max(len(name) for name in commands)
-    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--screenshot OUT.png]",
+    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--benchmark gst|vsi] [--screenshot OUT.png]",
              "       gst-viewer COMMAND ... (COMMAND --help for its options)",
              "",
              "Inspect GST-Bench releases and model predictions: without a command, open the window",

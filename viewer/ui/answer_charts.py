@@ -19,7 +19,6 @@ from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
 from .plot_items import NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, pen, polygon, polyline
 
-
 METRES = Scale("distance", "m")        # GST-Bench's distances: the bars' default
 
 
