@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 def top_help(commands: dict) -> str:
     """`gst-viewer --help`: the window's usage, then every subcommand with its one line."""
     width = max(len(name) for name in commands)
-    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--screenshot OUT.png]",
+    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--benchmark gst|vsi] [--screenshot OUT.png]",
              "       gst-viewer COMMAND ... (COMMAND --help for its options)",
              "",
              "Inspect GST-Bench releases and model predictions: without a command, open the window",
@@ -163,6 +163,13 @@ def check_prediction_args(predictions: list[str]) -> None:
                             "then the prediction files")
 
 
+def add_benchmark_option(p: argparse.ArgumentParser) -> None:
+    """`--benchmark NAME`: force the release's benchmark (every command that opens a release takes it)."""
+    from .core.benchmarks import BENCHMARKS
+    p.add_argument("--benchmark", choices=tuple(BENCHMARKS),
+                   help="the release's benchmark (default: detected from its files and fields)")
+
+
 # ------------------------------------------------------------------ score
 def cmd_score(argv: list[str]) -> int:
     """Score prediction files against a release: the paper's Table 1, or JSON."""
@@ -182,7 +189,7 @@ def cmd_score(argv: list[str]) -> int:
     p.add_argument("--per-sample", metavar="FILE.jsonl",
                    help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
-    p.add_argument("--benchmark", choices=("gst", "vsi"), help="the release's benchmark (default: detected)")
+    add_benchmark_option(p)
     p.add_argument("--scoring-variant", metavar="NAME",
                    help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
     args = p.parse_args(argv)
@@ -366,14 +373,16 @@ def cmd_open(argv: list[str]) -> int:
     p.add_argument("--uid", help="select this question")
     p.add_argument("--scene", metavar="DIR", help="open one scene folder (scene.json) on its own: 3D view, maps, "
                                                   "trajectory, no questions")
+    add_benchmark_option(p)
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot")
     p.add_argument("--version", action="version", version=f"gst-viewer {__version__}")
     args = p.parse_args(argv)
 
     if args.scene:
-        if args.release or args.predictions or args.uid:
-            raise UserError("--scene opens a scene on its own; it takes no release, predictions or --uid")
+        if args.release or args.predictions or args.uid or args.benchmark:
+            raise UserError("--scene opens a scene on its own; it takes no release, predictions, --uid or "
+                            "--benchmark")
         if not (Path(args.scene).expanduser() / "scene.json").is_file():
             raise UserError(f"{args.scene}: no scene.json in this folder")
         _choose_display(args.screenshot)
@@ -396,7 +405,8 @@ def cmd_open(argv: list[str]) -> int:
         print(f"gst-viewer: the window cannot start ({e}); printing the leaderboard instead",
               file=sys.stderr)
         return cmd_score([str(release), *map(str, predictions)]) if predictions else 0
-    return run_app(release, predictions, uid=args.uid, screenshot=args.screenshot, size=args.size)
+    return run_app(release, predictions, uid=args.uid, screenshot=args.screenshot, size=args.size,
+                   benchmark=args.benchmark)
 
 
 def _choose_display(screenshot: str | None) -> None:

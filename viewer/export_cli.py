@@ -24,6 +24,8 @@ def _common(p: argparse.ArgumentParser, uid: bool = True) -> None:
     p.add_argument("--predictions", "-p", nargs="*", default=None,
                    help="prediction files (default: the release's predictions/ folder)")
     p.add_argument("--models", help="comma-separated model names to show (default: all)")
+    from .cli import add_benchmark_option
+    add_benchmark_option(p)
 
 
 def _session(args):
@@ -34,7 +36,7 @@ def _session(args):
     check_release_arg(args.release)
     check_prediction_args(args.predictions or [])
     preds = args.predictions if args.predictions is not None else default_predictions(Path(args.release))
-    session = open_session(args.release, preds)
+    session = open_session(args.release, preds, benchmark=args.benchmark)
     for d in session.diagnostics.of_level("error"):
         if d.code.startswith("prediction.") or (d.file and str(d.file).endswith((".jsonl", ".json", ".tsv"))):
             print(f"gst-viewer: {d}", file=sys.stderr)

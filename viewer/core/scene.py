@@ -238,6 +238,10 @@ def link_question(question, scene: Scene | None) -> QuestionGeometry:
     video = None
     if question.video_id:
         video = scene.videos.get(question.video_id)
+        if video is None and question.video_id == scene.id and len(scene.videos) == 1:
+            # A question whose video is named after its scene (VSI-Bench: the scan's own recording)
+            # takes the scene's one video, whatever an import named it ("trajectory").
+            video = next(iter(scene.videos.values()))
         if video is None:
             problems.append(_absent(scene, "video", question.video_id, where))
 

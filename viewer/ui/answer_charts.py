@@ -1,7 +1,9 @@
 """Answers without a map: a direction dial for angles, bars for distances (pyqtgraph).
 
-Every chart takes `set_answer(truth, [(model, value)], names, frame)`; an answer
-kind names the chart it wants (`AnswerKind.chart`), so a new kind may reuse one.
+Every chart takes `set_answer(truth, [(model, value)], names, frame, **details)`; an answer
+kind names the chart it wants (`AnswerKind.chart`), so a new kind may reuse one. The details
+are the question's as the core gives them (`scale`: what a number measures and its unit,
+`options`: option texts); a chart uses those it draws and ignores the others.
 """
 from __future__ import annotations
 
@@ -12,9 +14,17 @@ import pyqtgraph as pg
 from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QBrush, QColor, QFont
 
+from ..core.benchmarks import Scale
 from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
 from .plot_items import NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, pen, polygon, polyline
+
+METRES = Scale("distance", "m")        # GST-Bench's distances: the bars' default
+
+
+def _metres_text(v: float) -> str:
+    """A distance as GST-Bench's bars have always written it."""
+    return f"{v:.1f} m" if math.isfinite(v) and abs(v) < 1e6 else f"{v:.3g} m"
 
 
 def dial_vector(deg) -> np.ndarray:
@@ -73,7 +83,7 @@ class DirectionDial(_Chart):
         self._frame = None
 
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
-                   frame: str = "egocentric") -> None:
+                   frame: str = "egocentric", **_details) -> None:
         self.clear_chart()
         self.arrow_tips: list[tuple[str, np.ndarray]] = []      # (colour, tip) as drawn
         if frame != self._frame:
@@ -105,16 +115,30 @@ class DirectionDial(_Chart):
 
 
 class DistanceBars(_Chart):
-    """Truth and predicted distances as bars, over the bands each MRA threshold accepts."""
+    """Truth and predicted numbers as bars, over the bands each MRA threshold accepts.
+
+    Values are labelled in the question's `scale` (benchmarks.Scale: a count, "cm", "m²");
+    without one, as distances in metres.
+    """
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.item.setLabel("bottom", "distance (m)")
+        self._axis = ""
+        self.value_texts: list[str] = []          # the bars' labels as drawn, truth first
         self.item.showGrid(x=True, y=False, alpha=0.3)
+        self._set_axis(METRES.axis)
+
+    def _set_axis(self, text: str) -> None:
+        if text != self._axis:
+            self._axis = text
+            self.item.setLabel("bottom", text)
 
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
-                   frame: str | None = None) -> None:
+                   frame: str | None = None, *, scale: Scale | None = None, **_details) -> None:
         self.clear_chart()
+        scale = scale or METRES
+        self._set_axis(scale.axis)
+        self.value_texts = []
         rows = [("ground truth", truth, style.TRUTH)] if truth is not None else []
         rows += [(names[m], v, style.model_color(m)) for m, v in preds]
         n = len(rows)
@@ -143,10 +167,11 @@ class DistanceBars(_Chart):
                              pen(c.darker(130), 1), QBrush(c)))
         for k, (_name, v, _color) in enumerate(rows):
             y = n - 1 - k
-            text = f"{v:.1f} m" if math.isfinite(v) and abs(v) < 1e6 else f"{v:.3g} m"
+            text = _metres_text(v) if scale is METRES else scale.text(v)
             if truth is not None and k > 0:
                 rel = float(relative_error(v, truth))
                 text += f" ({100 * rel:.0f}%)" if np.isfinite(rel) else ""
+            self.value_texts.append(text)
             x = min(max(v, 0.0), edge * 1.2) if math.isfinite(v) else edge * 1.2
             self.add(label("  " + text, x, y, QColor(40, 40, 40), anchor=(0, 0.5)))
         self.item.getAxis("left").setTicks([ticks])

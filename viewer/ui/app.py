@@ -97,7 +97,7 @@ class ScreenshotWhenSettled:
 
 
 def run_app(release, predictions: list, uid: str | None = None, screenshot: str | None = None,
-            size: str = "1600x1000", scene: str | None = None) -> int:
+            size: str = "1600x1000", scene: str | None = None, benchmark: str | None = None) -> int:
     """Open the window on `release`, or on one `scene` folder alone (exit code when it closes),
     or save a screenshot and exit."""
     width, height = parse_size(size)
@@ -124,7 +124,7 @@ def run_app(release, predictions: list, uid: str | None = None, screenshot: str 
     if scene is not None:
         window.open_scene(scene)
     else:
-        window.open_release(release, predictions, uid)
+        window.open_release(release, predictions, uid, benchmark=benchmark)
     code = app.exec()
     if screenshot:
         del shot

@@ -6,6 +6,7 @@ the menus, and turns files (opened, dropped, scored) into the state's session.
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PyQt6.QtCore import QByteArray, QSettings, Qt, pyqtSignal
@@ -273,13 +274,16 @@ class MainWindow(QMainWindow):
         recent = [path] + [p for p in self.recent_releases() if p != path]
         self.settings.setValue("recent", recent[:MAX_RECENT])
 
-    def open_release(self, path, predictions=(), uid: str | None = None) -> None:
-        """Load a release and its predictions off the GUI thread; `uid` is selected when done."""
+    def open_release(self, path, predictions=(), uid: str | None = None, benchmark: str | None = None) -> None:
+        """Load a release and its predictions off the GUI thread; `uid` is selected when done.
+
+        `benchmark` ("gst", "vsi") forces the release's benchmark; None detects it."""
         path = str(Path(path).expanduser().resolve())
         self._pending_uid = uid
         self.show_status(f"opening {path}…")
         preds = [str(p) for p in predictions]
-        self.jobs.submit(open_session, path, preds, lane="session", label="opening release", with_progress=True,
+        self.jobs.submit(partial(open_session, benchmark=benchmark), path, preds, lane="session",
+                         label="opening release", with_progress=True,
                          done=lambda s: self._session_loaded(path, s),
                          failed=lambda msg: self._load_failed(path, msg))
 

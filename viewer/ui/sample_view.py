@@ -22,12 +22,14 @@ from ..core.scene import QuestionGeometry, link_question
 from ..core.scene_alone import scene_geometry
 from ..core.session import Session
 from ..core.state import InspectorState
+from ..core.vsi_objects import MetaInfoLibrary, objects_topdown
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .image_pane import ImagePane
 from .images import ImageCache, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
+from .option_texts import OptionTexts
 from .sample_panel import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
@@ -54,6 +56,7 @@ class SampleView(QWidget):
         # Per release, reset when another opens: scenes whose metadata was read, and
         # decoded maps (shared by every question of a scene: keep a few).
         self._session: Session | None = None
+        self._meta_info: MetaInfoLibrary | None = None
         self._scenes_read: set[str] = set()
         self._map_arrays: OrderedDict[str, np.ndarray] = OrderedDict()
         self.has_scenes = False
@@ -64,14 +67,16 @@ class SampleView(QWidget):
         self.gallery = ChoiceGallery()
         self.dial = DirectionDial()
         self.bars = DistanceBars()
+        self.option_texts = OptionTexts()
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.map_panel)
         self.answer_stack.addWidget(self.gallery)
         self.chart_stack = QStackedWidget()
         self.chart_stack.addWidget(self.dial)
         self.chart_stack.addWidget(self.bars)
+        self.chart_stack.addWidget(self.option_texts)
         # The chart beside the map, by the name an answer kind gives (`AnswerKind.chart`).
-        self.charts = {"dial": self.dial, "bars": self.bars}
+        self.charts = {"dial": self.dial, "bars": self.bars, "option-texts": self.option_texts}
         self.answer_split = QSplitter(Qt.Orientation.Horizontal, objectName="answer_split")
         self.answer_split.addWidget(self.answer_stack)
         self.answer_split.addWidget(self.chart_stack)
@@ -128,6 +133,8 @@ class SampleView(QWidget):
     # ------------------------------------------------------------- session
     def _new_session(self, session: Session | None) -> None:
         self._session = session
+        # VSI-Bench's per-scene object boxes (meta_info), read on first use.
+        self._meta_info = MetaInfoLibrary(session.release.root) if session is not None else None
         self._scenes_read = set()
         self._map_arrays.clear()
         scenes = self.state.scenes
@@ -283,7 +290,8 @@ class SampleView(QWidget):
             self.chart_stack.hide()
             return
         truth = q.truth.value if q.truth.ok else None
-        chart.set_answer(truth, model_answers(qi, self.state.shown_results()), self.names, q.column.frame)
+        chart.set_answer(truth, model_answers(qi, self.state.shown_results()), self.names, q.column.frame,
+                         scale=q.benchmark.scale(q), options=q.options)
         self.chart_stack.setCurrentWidget(chart)
         self.chart_stack.show()
 
@@ -313,8 +321,15 @@ class SampleView(QWidget):
         scene_pending = g is None and self.has_scenes
         needs_map = (q is None or q.kind is not None and q.kind.needs_map(q.column) or scene_pending
                      or (g is not None and g.scene is not None))
+        objects = self._objects_overlay(q) if current is None else None
         # Without any map, an angle or distance is shown by its chart alone.
-        self.answer_stack.setVisible(bool(choice.options) or needs_map or not self.chart_stack.isVisible())
+        self.answer_stack.setVisible(bool(choice.options) or needs_map or objects is not None
+                                     or not self.chart_stack.isVisible())
+        if objects is not None:
+            # No map, but the question's objects are known from meta_info: draw them from above on a blank canvas.
+            blank = np.full((objects.height, objects.width, 3), 250, np.uint8)
+            self.map_panel.show_map(blank, objects, self.names)
+            return
         if current is None:
             reason = ("no scene metadata" if not self.has_scenes else
                       "; ".join(g.problems) if g is not None and g.problems
@@ -322,6 +337,11 @@ class SampleView(QWidget):
             self.map_panel.show_message(f"No top-down map for this question ({reason}).")
             return
         self._show_source(current)
+
+    def _objects_overlay(self, q):
+        """The question's objects seen from above, when the release has meta_info for its scene."""
+        objects = self._meta_info.scene(q.scene) if q is not None and self._meta_info is not None else None
+        return objects_topdown(objects, " ".join(q.texts)) if objects is not None else None
 
     def _source_chosen(self, _source: MapSource | None) -> None:
         q = self.state.current

@@ -34,8 +34,8 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     checks are.
     """
     started = time.perf_counter()
-    chosen = CHECKS.select(checks)
-    tally = Tally([c.id for c in chosen])
+    selected = CHECKS.select(checks)
+    tally = Tally([c.id for c in selected])
     questions = list(release.questions)
     total = len(questions)
     if progress:
@@ -44,6 +44,18 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     gathered: dict[str, list] = {}
     problems: list[str] = []
     rays = 0
+    chosen = [c for c in selected if applies_to(c, release.benchmark)]
+    for c in selected:
+        if c not in chosen:
+            why = not_applicable(c, release.benchmark)
+            for _ in questions:
+                tally.skip(c.id, why)
+    if len(chosen) < len(selected):
+        n_out, title = len(selected) - len(chosen), release.benchmark.title
+        what = (f"none of the {len(selected)} audit checks applies to a {title} release; all are skipped"
+                if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
+                                   "and are skipped")
+        problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
     scene_checks = [c for c in chosen if SCENE in c.needs]
     if scene_checks:
         by_scene: dict[str, list] = {}
@@ -72,11 +84,23 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
         findings += c.check_release(audit)
     if progress:
         progress(total, total)
-    rank = {c.id: k for k, c in enumerate(chosen)}
+    rank = {c.id: k for k, c in enumerate(selected)}
     scene_of = {q.uid: q.scene for q in questions}
     findings.sort(key=lambda f: (f.uid is not None, natural_key(scene_of.get(f.uid or "", "")),
                                  f.uid or "", rank[f.check]))
-    return AuditReport(findings, tally, [c.id for c in chosen], problems, rays, time.perf_counter() - started)
+    return AuditReport(findings, tally, [c.id for c in selected], problems, rays, time.perf_counter() - started)
+
+
+def applies_to(check: Check, benchmark) -> bool:
+    """Whether a check judges questions of this benchmark: some of its columns are the benchmark's."""
+    return bool(check.columns & frozenset(benchmark.column_keys))
+
+
+def not_applicable(check: Check, benchmark) -> str:
+    """Why a check is skipped for a release of `benchmark`: whose questions it was written for."""
+    from ..benchmarks import BENCHMARKS
+    owners = [b.title for b in BENCHMARKS.values() if applies_to(check, b)]
+    return f"a {' and '.join(owners) or 'other benchmark'} check; not applicable to {benchmark.title} questions"
 
 
 def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],

@@ -10,6 +10,7 @@ kinds and, optionally, averaging the grouped sub-columns into the overall.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -25,6 +26,25 @@ class ScoringVariant:
     description: str
     kind_swaps: dict[str, str] = field(default_factory=dict)   # kind name -> kind name
     average_subcolumns: bool = False   # the overall also averages each group's members
+
+
+@dataclass(frozen=True)
+class Scale:
+    """What a numeric answer measures and in which unit, for labelling charts ("size", "cm")."""
+    quantity: str          # "count", "distance", "size", "area"
+    unit: str = ""         # "" for counts, "m", "cm", "m²"
+
+    @property
+    def axis(self) -> str:
+        return f"{self.quantity} ({self.unit})" if self.unit else self.quantity
+
+    def text(self, value: float) -> str:
+        """A value for people, in this unit: "3.5 m", "120 cm", "4" (a count has no unit)."""
+        if not math.isfinite(value) or abs(value) >= 1e6:
+            digits = f"{value:.3g}"
+        else:
+            digits = f"{value:.2f}".rstrip("0").rstrip(".")
+        return f"{digits} {self.unit}" if self.unit else digits
 
 
 @dataclass(frozen=True)
@@ -105,6 +125,10 @@ class Benchmark:
         if self.variant is not None and self.variant.average_subcolumns:
             vals += [v for v in sub.values() if v is not None]
         return float(np.mean(vals)) if vals else None
+
+    def scale(self, question) -> Scale | None:
+        """What a numeric question's answer measures and its unit; None: as its answer kind labels it."""
+        return None
 
     # ------------------------------------------------------------ variants
     def with_variant(self, name: str | None) -> Benchmark:

@@ -8,8 +8,10 @@ score 0, as upstream scores them.
 """
 from __future__ import annotations
 
+import re
+
 from ..tasks import Column
-from .base import Benchmark, ScoringVariant
+from .base import Benchmark, Scale, ScoringVariant
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -17,22 +19,45 @@ CHOICE_TYPES = ("object_rel_distance", f"{DIRECTION}_easy", f"{DIRECTION}_medium
                 "route_planning", "obj_appearance_order")
 
 
-def _col(task: str, kind: str, title: str, has_target: bool) -> Column:
-    return Column(task, task, kind, title, has_target, False, False)
+def _col(task: str, kind: str, title: str) -> Column:
+    # No target and no view: VSI questions name object categories in their text, never a
+    # scene instance or a viewpoint by id, so there is nothing of the kind to link in a scene.
+    return Column(task, task, kind, title, False, False, False)
 
 
 COLUMNS: tuple[Column, ...] = (
-    _col("object_counting", "mra", "Object count", True),
-    _col("object_abs_distance", "mra", "Absolute distance (m)", True),
-    _col("object_size_estimation", "mra", "Object size (cm)", True),
-    _col("room_size_estimation", "mra", "Room size (m²)", False),
-    _col("object_rel_distance", "option-text", "Relative distance", True),
-    _col(f"{DIRECTION}_easy", "option-text", "Relative direction (easy)", True),
-    _col(f"{DIRECTION}_medium", "option-text", "Relative direction (medium)", True),
-    _col(f"{DIRECTION}_hard", "option-text", "Relative direction (hard)", True),
-    _col("route_planning", "option-text", "Route plan", False),
-    _col("obj_appearance_order", "option-text", "Appearance order", True),
+    _col("object_counting", "mra", "Object count"),
+    _col("object_abs_distance", "mra", "Absolute distance (m)"),
+    _col("object_size_estimation", "mra", "Object size (cm)"),
+    _col("room_size_estimation", "mra", "Room size (m²)"),
+    _col("object_rel_distance", "option-text", "Relative distance"),
+    _col(f"{DIRECTION}_easy", "option-text", "Relative direction (easy)"),
+    _col(f"{DIRECTION}_medium", "option-text", "Relative direction (medium)"),
+    _col(f"{DIRECTION}_hard", "option-text", "Relative direction (hard)"),
+    _col("route_planning", "option-text", "Route plan"),
+    _col("obj_appearance_order", "option-text", "Appearance order"),
 )
+
+# What each numeric type measures, in the unit its questions use (thinking-in-space's templates:
+# distances "(in meters)", sizes "measured in centimeters", rooms "(in square meters)").
+SCALES = {"object_counting": Scale("count"), "object_abs_distance": Scale("distance", "m"),
+          "object_size_estimation": Scale("size", "cm"), "room_size_estimation": Scale("area", "m²")}
+# A question that names its unit overrides the type's ("square meters" is tried before "meters").
+_UNIT_WORDS = (("square meters", "m²"), ("square metres", "m²"), ("centimeters", "cm"), ("centimetres", "cm"),
+               ("millimeters", "mm"), ("millimetres", "mm"), ("meters", "m"), ("metres", "m"))
+_UNIT_RE = re.compile(r"\b(" + "|".join(w for w, _ in _UNIT_WORDS) + r")\b", re.IGNORECASE)
+
+
+def question_scale(question_type: str, text: str) -> Scale | None:
+    """The scale of a numeric question: its type's, in the unit its text names when it names one."""
+    scale = SCALES.get(question_type)
+    if scale is None or not scale.unit:
+        return scale
+    found = _UNIT_RE.search(text or "")
+    if found is None:
+        return scale
+    unit = dict(_UNIT_WORDS)[found.group(1).lower()]
+    return Scale(scale.quantity, unit)
 
 # The paper's Table 1 headers.
 LABELS = {"object_counting": "ObjCount", "object_abs_distance": "AbsDist", "object_size_estimation": "ObjSize",
@@ -59,6 +84,12 @@ def prompt_text(question: str, question_type: str, options: list[str]) -> str:
 
 
 class VsiBenchmark(Benchmark):
+    def scale(self, question) -> Scale | None:
+        column = question.column
+        if column is None:
+            return None
+        return question_scale(column.key, question.meta.get("question", ""))
+
     def prepare_predictions(self, release, preds):
         from ..vsi_predictions import SceneResponses
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds

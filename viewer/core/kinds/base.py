@@ -31,7 +31,7 @@ class AnswerKind:
     unit: str = ""
     truth_symbol: str = "truth-star"   # its truth's legend symbol (primitives.LEGEND_ORDER)
     convention: str = ""         # how the benchmark writes it, for people
-    chart: str | None = None     # the chart beside the map ("dial", "bars") or None
+    chart: str | None = None     # the chart beside the map ("dial", "bars", "option-texts") or None
     bands: tuple[float, ...] = ()
     # Where every coordinate of an answer lies (inclusive); None: anywhere. A truth outside it is
     # invalid; a prediction outside it is scored as read and flagged `out_of_range`.

@@ -24,6 +24,7 @@ class OptionTextKind(AnswerKind):
     name = "option-text"
     truth_symbol = "truth-star"
     convention = "the option's letter first, e.g. \"B. fan\" or \"B\""
+    chart = "option-texts"       # the options' texts with the truth and each model's pick
     path_gives_nothing_away = True
 
     def parse(self, raw, n_options: int = 4, profile: str = STRICT) -> Parsed:

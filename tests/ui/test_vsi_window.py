@@ -1,0 +1,100 @@
+"""VSI-Bench in the window: text options with truth and picks, MRA bars in the question's unit,
+an imported ScanNet-layout scan with its camera path, and the meta_info objects from above."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from ui_helpers import settle
+
+from viewer.core import primitives as pr
+
+DATA = Path(__file__).parent.parent / "data"
+GEMINI = DATA / "vsi-gemini"
+SCAN = DATA / "vsi-scannet"
+SCENE = "scene0222_01"
+PREDS = [GEMINI / "gemini_response" / f"{SCENE}_gemini_response.json"]
+
+
+def vsi_release(tmp_path: Path, meta_info: bool = False, scan: bool = False) -> Path:
+    """One real scene's questions; optionally its meta_info and its scan imported through scenes/index.json."""
+    root = tmp_path / "vsi"
+    root.mkdir()
+    shutil.copy(GEMINI / "scannet_questions" / f"{SCENE}_questions.json", root)
+    if meta_info:
+        shutil.copytree(SCAN / "meta_info", root / "meta_info")
+    if scan:
+        from viewer.render.scene_import import ImportRequest, import_scene
+        import_scene(ImportRequest(str(root / "scenes" / "scannet" / SCENE),
+                                   mesh=str(SCAN / SCENE / f"{SCENE}_vh_clean_2.ply"), trajectory=str(SCAN / SCENE)))
+        (root / "scenes" / "index.json").write_text(json.dumps({SCENE: f"scannet/{SCENE}"}))
+    return root
+
+
+def test_multiple_choice_shows_the_option_texts_truth_and_picks(make_inspector, tmp_path):
+    win, state = make_inspector(vsi_release(tmp_path), PREDS, uid=f"{SCENE}#14")
+    sv = win.sample_view
+    assert sv.chart_stack.isVisible() and sv.chart_stack.currentWidget() is sv.option_texts
+    rows = sv.option_texts.rows
+    # "If I am standing by the lamp and facing the fan, is the radiator ...": truth D, Gemini answered "A. back-right".
+    assert [(r.letter, r.text) for r in rows] == [("A", "back-right"), ("B", "front-right"), ("C", "back-left"),
+                                                  ("D", "front-left")]
+    assert [r.truth for r in rows] == [False, False, False, True]
+    assert rows[0].picked_by == (0,) and not any(r.picked_by for r in rows[1:])
+    assert "gemini" in sv.option_texts._labels[0].text() and "ground truth" in sv.option_texts._labels[3].text()
+    state.visible_models = []                                  # hiding the model removes its badge
+    assert not any(r.picked_by for r in sv.option_texts.rows)
+
+
+@pytest.mark.parametrize("k, axis, truth_text", [
+    (10, "size (cm)", "72 cm"),          # object_size_estimation, "measured in centimeters"
+    (22, "area (m²)", "17.5 m²"),        # room_size_estimation, "(in square meters)"
+    (33, "count", "2"),                  # object_counting: no unit
+    (41, "distance (m)", "0.4 m"),       # object_abs_distance, "(in meters)"
+])
+def test_numeric_bars_are_labelled_in_the_questions_unit(make_inspector, tmp_path, k, axis, truth_text):
+    win, state = make_inspector(vsi_release(tmp_path), PREDS, uid=f"{SCENE}#{k}")
+    bars = win.sample_view.bars
+    assert win.sample_view.chart_stack.currentWidget() is bars
+    assert bars.item.getAxis("bottom").labelText == axis
+    assert bars.value_texts[0] == truth_text
+    unit = truth_text.split(" ")[1] if " " in truth_text else None
+    assert all((t.split(" ")[1] == unit) if unit else (" " not in t.split(" (")[0]) for t in bars.value_texts)
+
+
+def test_gst_bars_keep_metres(make_inspector):
+    from viewer.ui.answer_charts import DistanceBars
+    bars = DistanceBars()
+    bars.set_answer(4.7, [(0, 5.0)], ["a"], "egocentric")
+    assert bars.item.getAxis("bottom").labelText == "distance (m)"
+    assert bars.value_texts == ["4.7 m", "5.0 m (6%)"]
+
+
+def test_an_imported_scannet_scan_shows_the_scan_and_camera_path(qtbot, make_inspector, tmp_path):
+    win, state = make_inspector(vsi_release(tmp_path, scan=True), PREDS, uid=f"{SCENE}#14")
+    settle(qtbot, win)
+    g = state.geometry
+    assert g is not None and g.scene is not None and g.scene.id == SCENE
+    assert g.video is not None and len(g.video.poses) == 12              # the scan's trajectory
+    assert not g.problems, g.problems
+    sv = win.sample_view
+    assert sv.tabs.isTabEnabled(1)                                       # the 3D view of the scan
+    assert state.map_choice.current is not None
+    drawn = sv.map_panel.view
+    assert drawn.overlay is not None and drawn.overlay.path() is not None     # the camera path on the map
+    sv.tabs.setCurrentIndex(1)
+    settle(qtbot, win)
+    assert sv.view3d.isVisible()
+
+
+def test_meta_info_draws_the_questions_objects_from_above(qtbot, make_inspector, tmp_path):
+    win, state = make_inspector(vsi_release(tmp_path, meta_info=True), PREDS, uid=f"{SCENE}#14")
+    sv = win.sample_view
+    assert sv.answer_stack.isVisible() and sv.answer_stack.currentWidget() is sv.map_panel
+    ov = sv.map_panel.view.overlay
+    labels = sorted(p.text for p in ov.of(pr.Label, pr.TARGET))
+    assert labels == ["fan", "lamp", "radiator"]                         # the objects the question names
+    assert len(ov.of(pr.Polygon, pr.TARGET)) == 3
+    assert sv.chart_stack.currentWidget() is sv.option_texts              # the options still beside it
