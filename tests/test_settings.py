@@ -1,4 +1,4 @@
-"""Global vs Local-Video vs Local-Image: the format, Table 2, the verdicts, the patterns, the generator and the audit."""
+"""Global vs Local-Video vs Local-Image: format, Table 2, verdicts, patterns, the generator and the audit."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from settings_release import ED, EDIST, q, write_predictions, write_settings_release
+from settings_release import ED, EDIST, write_predictions, write_settings_release
+from settings_release import q as record
 
 from viewer.cli import main
 from viewer.core.release import load_release
@@ -123,8 +124,8 @@ def _family_release(root: Path, n: int = 60) -> Path:
         task, answer = [(ED, lambda: str(int(rng.integers(-180, 180)))),
                         (EDIST, lambda: round(float(rng.uniform(1, 8)), 1)),
                         (gp, lambda: "<point>{} {}</point>".format(*rng.integers(100, 900, 2)))][k % 3]
-        recs.append(q(f"f{k}", task, answer()))
-        recs += [q(f"f{k}_{s}", task, answer(), setting=s) for s in (LOCAL_VIDEO, LOCAL_IMAGE)]
+        recs.append(record(f"f{k}", task, answer()))
+        recs += [record(f"f{k}_{s}", task, answer(), setting=s) for s in (LOCAL_VIDEO, LOCAL_IMAGE)]
     root.mkdir()
     (root / "questions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
     return root
@@ -149,3 +150,86 @@ def test_simulated_models_get_the_verdict_they_were_built_with(tmp_path, model, 
     else:
         assert gain <= -3 * GAIN and d["deltas"][LOCAL_VIDEO]["avg"] <= -3 * GAIN
         assert "worse when easier" in d["reason"]
+
+
+@pytest.fixture(scope="module")
+def settings_demo(tmp_path_factory) -> Path:
+    from viewer.demo.generate import generate_demo
+    from viewer.demo.scenebuild import DemoConfig
+    out = tmp_path_factory.mktemp("settings") / "release"
+    generate_demo(out, scenes=2, seed=3, with_settings=True, log=lambda m: None,
+                  config=DemoConfig(width=160, height=128, map_width=200, map_height=160, per_column=2,
+                                    viewpoints=24, distractors=2))
+    return out
+
+
+def test_generated_local_views_show_the_target_and_global_views_do_not(settings_demo):
+    from viewer.core.audit.checks.ray_cast import VIEW_MIN_FRACTION
+    from viewer.core.scene import SceneLibrary
+    from viewer.render.raycast import Raycaster
+    from viewer.render.scene_mesh import load_scene_mesh
+    release = load_release(settings_demo)
+    library = SceneLibrary(settings_demo)
+    casters: dict = {}
+    seen_by = {GLOBAL: 0, LOCAL_VIDEO: 0, LOCAL_IMAGE: 0}
+    for q in release.questions:
+        if q.column is None or not q.column.has_target or q.viewpoint is None:
+            continue
+        scene = library.get(q.scene)
+        caster = casters.get(q.scene) or casters.setdefault(q.scene, Raycaster(load_scene_mesh(scene.mesh)))
+        vp = scene.viewpoints[q.viewpoint]
+        px = caster.visible_pixel_counts(vp.pose, vp.intrinsics).get(caster.mesh.index_of(q.target), 0)
+        if q.setting == GLOBAL:
+            assert px == 0, q.uid
+        else:
+            assert px >= VIEW_MIN_FRACTION * vp.intrinsics.width * vp.intrinsics.height, q.uid
+            assert (q.video is None) == (q.setting == LOCAL_IMAGE), q.uid
+            assert release.get(q.base_uid).column == q.column
+        seen_by[q.setting] += 1
+    assert seen_by[LOCAL_VIDEO] == seen_by[LOCAL_IMAGE] > 0
+    summary = json.loads((settings_demo / "demo.json").read_text())
+    assert summary["local_variants"] == {LOCAL_VIDEO: seen_by[LOCAL_VIDEO], LOCAL_IMAGE: seen_by[LOCAL_IMAGE]}
+
+
+def test_audit_confirms_both_promises(settings_demo):
+    from viewer.core.audit import run_audit
+    from viewer.render.visibility import SceneVisibility
+    release = load_release(settings_demo)
+    report = run_audit(release, checks=["target_visible_in_query_view", "target_visible_in_local_view",
+                                        "local_video_in_prompt", "gt_direction_mismatch", "gt_distance_mismatch",
+                                        "gt_point_mismatch", "query_near_trajectory"],
+                       visibility=SceneVisibility, workers=1)
+    assert report.findings == []
+    n_local = int(np.sum(release.setting > 0))
+    assert report.tally.counts["target_visible_in_local_view"]["passed"] == n_local
+    assert report.tally.counts["local_video_in_prompt"]["passed"] == n_local
+    assert report.tally.counts["target_visible_in_query_view"]["passed"] > 0
+
+
+def test_audit_flags_a_local_variant_that_breaks_its_promise(settings_demo, tmp_path):
+    import shutil
+
+    from viewer.core.audit import run_audit
+    from viewer.render.visibility import SceneVisibility
+    broken = tmp_path / "broken"
+    shutil.copytree(settings_demo, broken)
+    recs = [json.loads(line) for line in (broken / "questions.jsonl").read_text().splitlines()]
+    first = {}
+    for r in recs:
+        first.setdefault(r.get("setting", GLOBAL), r)
+    li, lv = first[LOCAL_IMAGE], first[LOCAL_VIDEO]
+    li["copied_video_path"] = lv["copied_video_path"]                       # Local-Image showing the video
+    glob = next(r for r in recs if r["uid"] == lv["base_uid"] and "viewpoint" in r["meta"])
+    lv["meta"]["viewpoint"] = glob["meta"]["viewpoint"]                     # a view hiding the target
+    (broken / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    report = run_audit(load_release(broken), checks=["target_visible_in_local_view", "local_video_in_prompt"],
+                       visibility=SceneVisibility, workers=1)
+    assert {(f.check, f.uid) for f in report.findings} == {("target_visible_in_local_view", lv["uid"]),
+                                                           ("local_video_in_prompt", li["uid"])}
+
+
+def test_settings_need_scene_metadata(tmp_path):
+    from viewer.core.diagnostics import UserError
+    from viewer.demo.generate import generate_demo
+    with pytest.raises(UserError, match="--settings"):
+        generate_demo(tmp_path / "x", scenes=1, with_scenes=False, with_settings=True)

@@ -21,8 +21,8 @@ from .benchmarks import GST, Benchmark
 from .diagnostics import Diagnostics, UserError
 from .kinds import AnswerKind
 from .media import MediaIndex, MediaRef
-from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
 from .settings_table import GLOBAL, GLOBAL_CODE, link_variants, setting_of
+from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
 from .textio import no_gc, parse_json_document, read_json_lines, read_text
 from .uid import parse_uid
 
