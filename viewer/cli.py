@@ -261,7 +261,35 @@ def format_table(board: dict, random_row: dict | None = None, benchmark=None) ->
     if unparsed:
         lines.append("")
         lines.append("unparsed answers (scored 0): " + ", ".join(f"{n}: {k}" for n, k in unparsed.items()))
+    if any("settings" in m for m in models.values()):
+        lines += ["", format_settings_table(models)]
     return "\n".join(lines)
+
+
+def format_settings_table(models: dict) -> str:
+    """Table 2: per model and setting the object columns and Avg, the deltas to Global, and the verdict."""
+    from .core.settings_table import LOCAL_IMAGE, LOCAL_VIDEO, OBJECT_KEYS, SETTINGS, SHORT
+    rows = [(name, m) for name, m in models.items() if "settings" in m]
+    name_w = max([len("Model")] + [len(n) for n, _ in rows])
+    cols = [*OBJECT_KEYS, "Avg"]
+    widths = [max(len(c), 6) for c in cols]
+
+    def line(name, setting, values, signed=False):
+        cells = ["-" if v is None else (f"{v:+.1f}" if signed else f"{v:.1f}") for v in values]
+        return "  ".join([name.ljust(name_w), setting.ljust(7)] + [c.rjust(w) for c, w in zip(cells, widths)])
+
+    head = "  ".join(["Model".ljust(name_w), "Setting"] + [c.rjust(w) for c, w in zip(cols, widths)])
+    out = ["Table 2: Global (G) vs Local-Video (LV) vs Local-Image (LI), object columns", head, "-" * len(head)]
+    for name, m in rows:
+        for s in SETTINGS:
+            t = m["settings"][s]
+            out.append(line(name, SHORT[s], [t["columns"][k] for k in OBJECT_KEYS] + [t["avg"]]))
+        for s in (LOCAL_IMAGE, LOCAL_VIDEO):
+            d = m["settings_verdict"]["deltas"][s]
+            out.append(line("", f"{SHORT[s]}-G", [d["columns"][k] for k in OBJECT_KEYS] + [d["avg"]], signed=True))
+    out += ["", "verdicts (thresholds: docs/data-format.md, Settings):"]
+    out += [f"  {name}: {m['settings_verdict']['reason']}" for name, m in rows]
+    return "\n".join(out)
 
 
 def _write_per_sample(session, path: Path) -> None:
@@ -314,12 +342,16 @@ def cmd_make_demo(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-scenes", action="store_true",
                    help="write no 3D metadata (scene.json, meshes, meta), as the real release ships")
+    p.add_argument("--settings", action="store_true",
+                   help="also write the Local-Video and Local-Image variants of the object questions and "
+                        "models built for Table 2 (docs/data-format.md, Settings)")
     args = p.parse_args(argv)
     try:
         from .demo.generate import generate_demo
     except ImportError as e:
         raise UserError(f"the demo generator is not available ({e})") from None
-    generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes)
+    generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes,
+                  with_settings=args.settings)
     return 0
 
 

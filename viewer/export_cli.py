@@ -70,7 +70,8 @@ def cmd_render(argv: list[str]) -> int:
                                             "options, answers) or a 3D still. PNG, SVG or PDF.")
     _common(p)
     p.add_argument("--out", required=True, help="FILE.png, FILE.svg or FILE.pdf")
-    p.add_argument("--layout", default="panel", choices=("map", "panel", "3d"))
+    p.add_argument("--layout", default="panel", choices=("map", "panel", "3d", "settings"),
+                   help="settings: the question's Global, Local-Video and Local-Image variants side by side")
     p.add_argument("--scale", type=float, default=2.0, help="PNG pixels per logical pixel (default 2)")
     p.add_argument("--camera", default="overview",
                    help="3d layout: overview (default), query (the current view) or frame:K (video frame K)")

@@ -16,6 +16,7 @@ from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
 from .benchmarks import GST
 from .evaluate import ModelResult
 from .release import Release, natural_key
+from .settings_table import PATTERNS, pattern_mask  # noqa: F401  (PATTERNS: the browser's choices)
 
 # Parse-status filter choices: name -> what it keeps (for the selected model). Besides these
 # groups, every parse status (answers.STATUS_TEXT, e.g. "several_numbers") filters for itself.
@@ -57,6 +58,7 @@ class BrowseFilter:
     status: str = "any"                       # a key of STATUS_FILTERS
     text: str = ""                            # words that must all occur in uid/task/target
     verdict: str = "any"                      # a key of VERDICT_FILTERS
+    pattern: str = "any"                      # a key of settings_table.PATTERNS (Global vs local variants)
 
 
 class BrowseIndex:
@@ -106,6 +108,8 @@ class BrowseIndex:
             if f.score_min > 0.0 or f.score_max < 1.0:
                 with np.errstate(invalid="ignore"):
                     m &= (r.score >= f.score_min - 1e-12) & (r.score <= f.score_max + 1e-12)
+        if f.pattern != "any":
+            m &= self._pattern_mask(f.pattern, [r] if r is not None else results)
         words = f.text.lower().split()
         if words:
             m &= self._text_mask(words, results)
@@ -114,6 +118,13 @@ class BrowseIndex:
     def rows(self, f: BrowseFilter, results: list[ModelResult],
              verdicts: dict[str, str] | None = None) -> np.ndarray:
         return np.flatnonzero(self.mask(f, results, verdicts))
+
+    def _pattern_mask(self, pattern: str, results: list[ModelResult]) -> np.ndarray:
+        """Global questions whose variants show `pattern` for the model (or, with none selected, any model)."""
+        m = np.zeros(self.n, bool)
+        for r in results:
+            m |= pattern_mask(self.release, r.score, pattern)
+        return m
 
     def _verdict_mask(self, want: str, verdicts: dict[str, str]) -> np.ndarray:
         index = self.release.index

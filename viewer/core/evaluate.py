@@ -59,15 +59,19 @@ class ModelResult:
     def column_counts(self, release: Release) -> dict[str, int]:
         """Scored questions per leaderboard column (a group counts its members')."""
         b = release.benchmark
-        return {k: int(np.sum(np.isin(release.column, b.members(k)) & ~np.isnan(self.score)))
-                for k in b.table_keys}
+        counted = release.in_table1 & ~np.isnan(self.score)
+        return {k: int(np.sum(np.isin(release.column, b.members(k)) & counted)) for k in b.table_keys}
 
 
 def column_means(release: Release, score: np.ndarray) -> dict[str, float | None]:
-    """100 x mean score per column of the release's benchmark; None for a column without questions."""
+    """100 x mean score per column of the release's benchmark; None for a column without questions.
+
+    Only the global questions count (Table 1); local variants are Table 2's (core/settings_table.py).
+    """
     out: dict[str, float | None] = {}
+    counted = release.in_table1 & ~np.isnan(score)
     for i, k in enumerate(release.benchmark.column_keys):
-        s = score[(release.column == i) & ~np.isnan(score)]
+        s = score[(release.column == i) & counted]
         out[k] = float(100.0 * s.mean()) if len(s) else None
     return out
 
@@ -213,7 +217,7 @@ def random_baseline(release: Release) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for i, c in enumerate(release.benchmark.columns):
         kind = c.kind
-        m = (release.column == i) & _valid_truth(release, kind)
+        m = (release.column == i) & _valid_truth(release, kind) & release.in_table1
         out[c.key] = (float(100 * kind.chance(release.truth[m][:, :kind.width], release.n_options[m]))
                       if m.any() else None)
     return release.benchmark.table(out)[0]

@@ -64,10 +64,18 @@ class Polyline(Primitive):
     mark: str | None = None
 
 
+# Line styles an Arrow may ask for: one per setting of a question's variants (core/settings_table.py).
+SOLID, DASHED, DOTTED = "solid", "dashed", "dotted"
+
+
 @dataclass(frozen=True, eq=False)
 class Arrow(Primitive):
-    """A ray from `points[0]` to `points[1]` with a head; models also get their marker at the tip."""
+    """A ray from `points[0]` to `points[1]` with a head; models also get their marker at the tip.
+
+    `line` is SOLID, DASHED or DOTTED: the settings strip draws one answer per setting on one map.
+    """
     points: np.ndarray = field(default=None)  # (2, 2) or (2, 3)
+    line: str = SOLID
 
 
 @dataclass(frozen=True, eq=False)

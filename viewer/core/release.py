@@ -21,6 +21,7 @@ from .benchmarks import GST, Benchmark
 from .diagnostics import Diagnostics, UserError
 from .kinds import AnswerKind
 from .media import MediaIndex, MediaRef
+from .settings_table import GLOBAL, GLOBAL_CODE, link_variants, setting_of
 from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
 from .textio import no_gc, parse_json_document, read_json_lines, read_text
 from .uid import parse_uid
@@ -49,6 +50,8 @@ class Question:
     line: int | None             # its line, for JSON Lines
     options: list[str] = field(default_factory=list)   # text options (VSI-Bench), in order
     benchmark: Benchmark = GST   # whose column table column_index points into
+    setting: str = GLOBAL        # "global", "local_video", "local_image" (core/settings_table.py)
+    base_uid: str | None = None  # the global question a local variant derives from, as written or by suffix
 
     @property
     def column(self) -> Column | None:
@@ -138,6 +141,21 @@ class Release:
     n_options: np.ndarray                       # option count of choice questions
     missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
     benchmark: Benchmark = GST                  # its columns, kinds, aggregation (core/benchmarks)
+    # Settings of Table 2 (core/settings_table.py): per question its code in SETTINGS (-1: unknown name)
+    # and the row of its global question (-1: none, or left out of Table 2); None when all are global.
+    setting: np.ndarray | None = None
+    base: np.ndarray | None = None
+
+    @property
+    def in_table1(self) -> np.ndarray:
+        """Per question, whether Table 1 counts it: the global ones, as the paper's Table 1 does."""
+        if self.setting is None:
+            return np.ones(len(self.uids), bool)
+        return self.setting == GLOBAL_CODE
+
+    @property
+    def has_variants(self) -> bool:
+        return self.setting is not None
 
     def __len__(self) -> int:
         return len(self.uids)
@@ -277,6 +295,8 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
                       index, uids, scene_of, column, truth, n_options,
                       _check_media(records, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
+    if any("setting" in r or "base_uid" in r for r in records):
+        release.setting, release.base = link_variants(records, where, index, column, diags)
     return release
 
 
@@ -373,7 +393,7 @@ def _question(rec: dict, source: str, line: int | None, base_dir: str, media: Me
         viewpoint=_str_or(meta.get("viewpoint"), parts.viewpoint),
         video_id=_str_or(meta.get("video"), parts.video),
         topdown=_str_or(meta.get("topdown"), None),
-        source=source, line=line,
+        source=source, line=line, **setting_of(rec),
     )
 
 

@@ -10,6 +10,7 @@ from .diagnostics import Diagnostics, UserError
 from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
 from .predictions import PredictionSet, load_predictions
 from .release import Release, load_release
+from .settings_table import settings_table
 from .vsi_predictions import merge_scene_responses
 
 
@@ -55,6 +56,8 @@ class Session:
     def leaderboard(self) -> dict:
         """The `score --json` document; "warnings" lists the session's warnings and errors."""
         board = leaderboard(self.release, self.results, self.profile, self.random_row())
+        for model, row in settings_table(self.release, self.results).items():
+            board["models"][model].update(row.json())
         board["warnings"] = [{"level": d.level, "code": d.code, "message": d.message, "file": d.file,
                               "line": d.line} for d in self.diagnostics if d.level != "info"]
         return board

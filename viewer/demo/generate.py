@@ -30,10 +30,11 @@ from viewer.core.scene import link_question, load_scene
 from viewer.core.scene_writer import readable_json
 from viewer.core.tasks import COLUMN_BY_KEY, COLUMN_KEYS, Column
 
-from . import models
+from . import models, settings_models
 from .drawing import write_image
 from .questions import Planned, map_path, plan_scene
 from .scenebuild import BuiltScene, DemoConfig, build_distractor, build_scene
+from .settings import LOCAL_IMAGE, LOCAL_VIDEO, plan_variants
 from .writer import write_scene
 
 MARKER = "demo.json"
@@ -48,17 +49,23 @@ def _stderr(msg: str) -> None:
 
 
 def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConfig | None = None,
-                  with_scenes: bool = True, log=_stderr) -> dict:
+                  with_scenes: bool = True, with_settings: bool = False, log=_stderr) -> dict:
     """Write the demo release into `out`; returns its summary (also written as demo.json).
 
     `with_scenes=False` writes the same questions, media and predictions with
     no 3D metadata, as the real release ships: no scene.json, no meshes, no
     `meta` links (only the uids link questions), media under `media/`.
+    `with_settings=True` also writes the Local-Video and Local-Image variants of
+    the object questions (demo/settings.py) after the global questions, and the
+    predictions of the models built for Table 2 (demo/settings_models.py).
     """
     cfg = config or DemoConfig()
     out = Path(out)
     if scenes < 1:
         raise UserError("--scenes must be at least 1")
+    if with_settings and not with_scenes:
+        raise UserError("--settings needs the 3D metadata: a local variant's query view is named only in its "
+                        "`meta`, which --no-scenes removes")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).is_file())):
         raise UserError(f"{out}: exists and is not an earlier generated demo (no {MARKER}); "
                         "choose an empty or new folder")
@@ -66,7 +73,7 @@ def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConf
     try:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        summary = _generate(work, scenes, seed, cfg, log, with_scenes)
+        summary = _generate(work, scenes, seed, cfg, log, with_scenes, with_settings)
         _replace(work, out)
     except OSError as e:
         shutil.rmtree(work, ignore_errors=True)
@@ -87,7 +94,8 @@ def _replace(work: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_scenes: bool = True) -> dict:
+def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_scenes: bool = True,
+              with_settings: bool = False) -> dict:
     pool_all: list[tuple[str, dict[str, str]]] = []
     for j in range(cfg.distractors):
         label = f"apartment_{j}"
@@ -99,30 +107,43 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_s
     pool_all += [(sid, {lv: map_path(sid, lv) for lv in ("photo", "occupancy", "floorplan")}) for sid in scene_ids]
 
     records: list[dict] = []
+    variants: list[dict] = []                   # local variants go after every global question
     for k in range(1, n_scenes + 1):
         s = build_scene(k, root / "scenes" / f"scene_{k}", np.random.default_rng([seed, k]), cfg, log)
         pool = [p for p in pool_all if p[0] != s.id]
         planned, needs = plan_scene(s, pool, np.random.default_rng([seed, k, 1]), cfg)
+        local = plan_variants(s, planned, needs, cfg, log) if with_settings else []
         write_scene(s, needs, cfg, root)
-        _answer(planned, s, root)
+        _answer(planned + local, s, root)
         records += [p.record for p in planned]
+        variants += [p.record for p in local]
         s.frames.clear()                        # the next scene's frames need the memory
+    n_global = len(records)
+    records += variants
     if not with_scenes:
         _strip_scenes(root, records, scene_ids)
     lines = [json.dumps(r, ensure_ascii=False) for r in records]
     (root / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     (root / "predictions").mkdir()
-    for name in sorted(models.PROFILES):
-        preds = models.predictions(name, records, seed)
+    writers = {name: models.predictions for name in models.PROFILES}
+    if with_settings:
+        writers.update({name: settings_models.predictions for name in settings_models.PROFILES})
+    for name in sorted(writers):
+        preds = writers[name](name, records, seed)
         (root / "predictions" / f"{name}.jsonl").write_text(
             "\n".join(json.dumps(p, ensure_ascii=False) for p in preds) + "\n", encoding="utf-8")
 
-    counts = {key: sum(1 for r in records if r["task"] == COLUMN_BY_KEY[key].task) for key in COLUMN_KEYS}
+    counts = {key: sum(1 for r in records[:n_global] if r["task"] == COLUMN_BY_KEY[key].task)
+              for key in COLUMN_KEYS}
     summary = {"generator": "gst-viewer make-demo", "version": __version__, "seed": seed,
                "scenes": scene_ids, "config": asdict(cfg), "questions": counts,
                "total_questions": len(records), "scene_metadata": with_scenes, "models": models.PROFILES,
                "topdown_options": TDS_CHOICE}
+    if with_settings:
+        summary["local_variants"] = {setting: sum(1 for r in variants if r["setting"] == setting)
+                                     for setting in (LOCAL_VIDEO, LOCAL_IMAGE)}
+        summary["models"] = {**models.PROFILES, **settings_models.PROFILES}
     (root / MARKER).write_text(readable_json(summary) + "\n", encoding="utf-8")
     (root / "README.md").write_text(_readme(summary), encoding="utf-8")
     empty = [k for k, n in counts.items() if n == 0]
@@ -252,4 +273,15 @@ def _readme(summary: dict) -> str:
         "Scenes with an even number store their poses in the OpenGL camera convention, the others in OpenCV.",
         "",
     ]
+    if "local_variants" in summary:
+        n = summary["local_variants"]
+        lines[-1:-1] = [
+            "## Settings (Table 2 of the paper)",
+            "",
+            f"Every object question also comes as a Local-Video ({n[LOCAL_VIDEO]}) and a Local-Image "
+            f"({n[LOCAL_IMAGE]}) variant (`setting`, `base_uid`): asked from a query view in which the target "
+            "is visible (at least 1 % of the image, by ray casting), with and without the video. "
+            "Local variants are listed after the global questions; Table 1 counts only the global ones.",
+            "",
+        ]
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""The three figure layouts of one question: `map`, `panel` (the paper's Figure 1 style) and `3d`.
+"""The figure layouts of one question: `map`, `panel` (the paper's Figure 1 style), `3d`, and `settings`
+(the question's Global / Local-Video / Local-Image variants side by side, answers on one map).
 
 Each returns its logical size and a paint function; `save_figure` turns
 that into PNG, SVG or PDF. A `Subject` is a question ready to draw: its
@@ -22,6 +23,7 @@ from ..core.showcase import QuestionStory, build_story
 from ..core.storyboard import EVERYTHING, best_frame, strip_frames
 from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
+from . import theme as th
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
 from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import (
@@ -36,7 +38,7 @@ from .parts import (
 )
 from .theme import PAPER, Theme
 
-LAYOUTS = ("map", "panel", "3d")
+LAYOUTS = ("map", "panel", "3d", "settings")
 STRIP_FRAMES = 6
 Paint = Callable[[QPainter], None]
 
@@ -254,9 +256,76 @@ def export_figure(s: Subject, layout: str, out: Path, scale: float = 1.0, camera
         raise UserError(f"--layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     if layout == "map":
         size, paint = map_figure(s, theme)
+    elif layout == "settings":
+        size, paint = settings_figure(s, theme)
     elif layout == "panel":
         size, paint = panel_figure(s, theme)
     else:
         vector = Path(out).suffix.lower() in (".svg", ".pdf")
         size, paint = still_figure(s, camera, theme, pixels=1.5 if vector else min(max(scale, 1.0), 3.0))
     return save_figure(Path(out), size, paint, scale, title=f"{s.story.key}: {s.story.uid}")
+
+
+# ------------------------------------------------------------------- settings
+def settings_subjects(s: Subject) -> dict[str, Subject]:
+    """The subject of each member of `s`'s family (setting -> Subject); UserError without variants."""
+    from ..core.settings_table import family_of
+    family = family_of(s.session.release, s.qi)
+    if family is None:
+        raise UserError(f"{s.story.uid}: no Local-Video or Local-Image variant (--layout settings needs one)")
+    return {setting: s if i == s.qi else prepare(s.session, i, s.models, assets=s.assets, frames=False)
+            for setting, i in family.items()}
+
+
+def settings_figure(s: Subject, theme: Theme = PAPER, width: int = 1500) -> tuple[tuple[int, int], Paint]:
+    """Three columns (each setting's view and answers) over one map with every setting's answer arrows."""
+    from ..core.settings_overlay import LINE, LINE_TEXT, merge_settings_overlays
+    from ..core.settings_table import TITLES
+    subjects = settings_subjects(s)
+    base = subjects["global"]
+    overlay = merge_settings_overlays({k: v.media.overlay for k, v in subjects.items()})
+    m = theme.font_px * 1.5
+    inner = width - 2 * m
+    gap = theme.font_px
+    col_w = (inner - 2 * gap) / 3
+    view_h = col_w * 0.8
+    line_h = theme.font_px * 1.45
+    n_models = max(len(v.story.answers) for v in subjects.values())
+    ans_h = line_h * (n_models + 1.3)
+    img = base.map_q
+    aspect = img.height() / img.width() if img is not None and img.width() else 0.8
+    map_w = inner * 0.7
+    map_h = map_w * aspect
+    top = m + title_height(theme) + theme.font_px * 0.5
+    cols_h = line_h * 1.4 + view_h + ans_h
+    height = int(top + cols_h + gap + map_h + line_h * 1.6 + m)
+
+    def paint(p: QPainter) -> None:
+        full = QRectF(0, 0, width, height)
+        p.fillRect(full, theme.background)
+        map_rect = QRectF(m + (inner - map_w) / 2, top + cols_h + gap, map_w, map_h)
+        paint_map(p, map_rect, img, overlay, theme, EVERYTHING, base.media.map_note, mask=full)
+        paint_title(p, QRectF(m, m, inner, title_height(theme)), base.story, theme)
+        for k, setting in enumerate(("global", "local_video", "local_image")):
+            x = m + k * (col_w + gap)
+            sub = subjects.get(setting)
+            head = f"{TITLES[setting]}  ({LINE_TEXT[LINE[setting]]} arrows)"
+            draw_text(p, QRectF(x, top, col_w, line_h * 1.3), head, theme.font(1.05, bold=True), theme.text,
+                      wrap=False)
+            if sub is None:
+                draw_text(p, QRectF(x, top + line_h * 1.4, col_w, line_h), "no variant", theme.font(0.9),
+                          theme.muted)
+                continue
+            view_msg = "" if sub.view_q is not None else (sub.media.view_note or "no view")
+            draw_image(p, QRectF(x, top + line_h * 1.4, col_w, view_h), sub.view_q, theme, view_msg)
+            y = top + line_h * 1.4 + view_h + line_h * 0.3
+            draw_text(p, QRectF(x, y, col_w, line_h), f"truth {sub.story.truth}"
+                      + ("   · no video" if sub.story.question.video is None else ""), theme.font(0.9),
+                      theme.muted, wrap=False)
+            for j, a in enumerate(sub.story.answers):
+                score = "" if a.score is None else f"  score {a.score:.2f}"
+                draw_text(p, QRectF(x, y + line_h * (j + 1), col_w, line_h), f"{a.name}: {a.text}{score}",
+                          theme.font(0.9), th.model_color(a.index), wrap=False)
+        draw_text(p, QRectF(m, map_rect.bottom() + line_h * 0.4, inner, line_h * 1.5), "  ".join(overlay.notes)
+                  if overlay is not None else "", theme.font(0.85), theme.muted)
+    return (width, height), paint

@@ -25,6 +25,7 @@ from .canvas import draw_image, draw_marker, draw_text, pen, polygon
 from .theme import Theme
 
 SECTOR_ALPHA = {15.0: 110, 30.0: 70, 45.0: 40}
+_LINE_STYLE = {pr.SOLID: Qt.PenStyle.SolidLine, pr.DASHED: Qt.PenStyle.DashLine, pr.DOTTED: Qt.PenStyle.DotLine}
 
 
 @dataclass
@@ -52,8 +53,11 @@ class _Map:
         return QPointF(float(x), float(y))
 
 
-def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, head: float) -> None:
-    p.setPen(pen(color, width))
+def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, head: float,
+           line: Qt.PenStyle = Qt.PenStyle.SolidLine) -> None:
+    shaft = pen(color, width)
+    shaft.setStyle(line)
+    p.setPen(shaft)
     p.drawLine(a, b)
     d = np.array([b.x() - a.x(), b.y() - a.y()])
     n = np.hypot(*d)
@@ -147,7 +151,7 @@ def _arrow_item(p: QPainter, m: _Map, item: pr.Arrow, theme: Theme, layers: Laye
     head = theme.w(15)
     if item.role == pr.MODEL:
         color = role_color(item)
-        _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head)
+        _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head, _LINE_STYLE[item.line])
         draw_marker(p, th.model_shape(item.model), QPointF(*b), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
     else:
         _arrow(p, QPointF(*a), QPointF(*b), role_color(item), theme.w(5), head * 1.2)

@@ -171,6 +171,13 @@ class BrowserPanel(QWidget):
         for key, text in browse.STATUS_FILTERS.items():
             self.status_box.addItem(key, key)
             self.status_box.setItemData(self.status_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        self.pattern_box = QComboBox(toolTip="Global vs local variants (Table 2), for the model chosen (or any)")
+        for key, text in browse.PATTERNS.items():
+            self.pattern_box.addItem("any setting pattern" if key == "any" else text.split(":")[0], key)
+            self.pattern_box.setItemData(self.pattern_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        # Long texts: the box must not widen the browser (the window's minimum width).
+        self.pattern_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.pattern_box.setMinimumContentsLength(6)
         self.verdict_box = QComboBox(toolTip="Reviewer verdict (set in the Review panel)")
         for key, text in browse.VERDICT_FILTERS.items():
             self.verdict_box.addItem("any verdict" if key == "any" else text, key)
@@ -209,6 +216,7 @@ class BrowserPanel(QWidget):
         second = QHBoxLayout()
         second.addWidget(self.model_box, 2)
         second.addWidget(self.status_box, 1)
+        second.addWidget(self.pattern_box, 1)
         second.addWidget(self.score_min)
         second.addWidget(self.score_max)
         second.addWidget(self.count_label)
@@ -221,7 +229,8 @@ class BrowserPanel(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=150)
         self._debounce.timeout.connect(self._widgets_changed)
         self.search.textChanged.connect(lambda _: self._debounce.start())
-        for w in (self.column_box, self.scene_box, self.model_box, self.status_box, self.verdict_box):
+        for w in (self.column_box, self.scene_box, self.model_box, self.status_box, self.verdict_box,
+                  self.pattern_box):
             w.currentIndexChanged.connect(lambda _: self._widgets_changed())
         for w in (self.score_min, self.score_max):
             w.valueChanged.connect(lambda _: self._debounce.start())
@@ -292,7 +301,7 @@ class BrowserPanel(QWidget):
             model=self.model_box.currentData(),
             score_min=self.score_min.value(), score_max=self.score_max.value(),
             status=self.status_box.currentData(), text=self.search.text(),
-            verdict=self.verdict_box.currentData())
+            verdict=self.verdict_box.currentData(), pattern=self.pattern_box.currentData() or "any")
 
     def _widgets_changed(self) -> None:
         if not self._filling:
@@ -302,7 +311,8 @@ class BrowserPanel(QWidget):
         """Set the widgets to `f` (a filter of one column and one scene at most, as they can show)."""
         filling, self._filling = self._filling, True
         for box, value in ((self.column_box, _single(f.columns)), (self.scene_box, _single(f.scenes)),
-                           (self.model_box, f.model), (self.status_box, f.status), (self.verdict_box, f.verdict)):
+                           (self.model_box, f.model), (self.status_box, f.status), (self.verdict_box, f.verdict),
+                           (self.pattern_box, f.pattern)):
             box.setCurrentIndex(max(box.findData(value), 0))
         self.score_min.setValue(f.score_min)
         self.score_max.setValue(f.score_max)

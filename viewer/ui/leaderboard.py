@@ -60,8 +60,10 @@ class LeaderboardPanel(QTableWidget):
         for r, name in enumerate(board):
             self.verticalHeaderItem(r).setForeground(QBrush(style.model_color(r).darker(120)))
             profiles = profile_text(session.compare_profiles(name))
-            self.verticalHeaderItem(r).setToolTip(f"{name}\n{profiles}")
             m = board[name]
+            if "settings_verdict" in m:         # Table 2 (core/settings_table.py): the per-model verdict
+                profiles += "\nTable 2: " + m["settings_verdict"]["reason"]
+            self.verticalHeaderItem(r).setToolTip(f"{name}\n{profiles}")
             values = [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]
             counts = [m["counts"][k] for k in COLUMN_KEYS] + [None]
             for c, (v, n) in enumerate(zip(values, counts)):

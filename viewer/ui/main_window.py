@@ -34,6 +34,7 @@ from .images import ImageCache
 from .jobs import CANCELLED, Jobs
 from .leaderboard import LeaderboardPanel
 from .sample_view import SampleView
+from .settings_strip import SettingsStrip
 
 MAX_RECENT = 8
 PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
@@ -92,7 +93,9 @@ class MainWindow(QMainWindow):
         self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.audit_dock = self._dock("Audit", self.audit_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.review_dock = self._dock("Review", self.flags_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
-        for d in (self.problems_dock, self.audit_dock, self.review_dock):
+        self.settings_strip = SettingsStrip(self.state, self.jobs, self.assets)
+        self.settings_dock = self._dock("Settings", self.settings_strip, Qt.DockWidgetArea.BottomDockWidgetArea)
+        for d in (self.problems_dock, self.audit_dock, self.review_dock, self.settings_dock):
             self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
         self.resizeDocks([self.browser_dock], [480], Qt.Orientation.Horizontal)
@@ -172,7 +175,8 @@ class MainWindow(QMainWindow):
         self._action(go, "Previous video frame", lambda: player.step(-1), ",")
         self._action(go, "Find…", lambda: self.browser.search.setFocus(), QKeySequence.StandardKey.Find)
         view = mb.addMenu("&View")
-        for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock, self.review_dock):
+        for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock, self.review_dock,
+                  self.settings_dock):
             view.addAction(d.toggleViewAction())
         view.addSeparator()
         view.addAction(self.talk.present_action)

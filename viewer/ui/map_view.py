@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QLineF, QRectF
+from PyQt6.QtCore import QLineF, QRectF, Qt
 from PyQt6.QtGui import QBrush, QColor
 from PyQt6.QtWidgets import QGraphicsLineItem
 
@@ -44,6 +44,7 @@ def _role_color(item) -> QColor:
 
 
 _LEGEND_COLOR = {"target": style.TARGET, "view": style.VIEWPOINT}
+_LINE_STYLE = {pr.SOLID: Qt.PenStyle.SolidLine, pr.DASHED: Qt.PenStyle.DashLine, pr.DOTTED: Qt.PenStyle.DotLine}
 
 
 def time_colors(n: int) -> list[QColor]:
@@ -198,7 +199,9 @@ class MapView(PlotWithLegend):
     def _arrow(self, item: pr.Arrow) -> None:
         seg = item.points
         color = _role_color(item)
-        self.add(polyline(seg, pen(color, 4 if item.role == pr.TRUTH else 2.5)))
+        line = pen(color, 4 if item.role == pr.TRUTH else 2.5)
+        line.setStyle(_LINE_STYLE[item.line])
+        self.add(polyline(seg, line))
         d = seg[1] - seg[0]
         if math.hypot(*d) > 0:
             self.add(arrowhead(seg[1], d, color, 16))

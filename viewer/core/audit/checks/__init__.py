@@ -12,10 +12,12 @@ from . import (
     choice_options_ambiguous,
     ground_truth,
     invalid_answer,
+    local_video_in_prompt,
     missing_media,
     models,
     query_near_trajectory,
     ray_cast,
+    target_visible_in_local_view,
 )
 
 BUILT_IN = (
@@ -35,6 +37,9 @@ BUILT_IN = (
     angle_convention.GT_ANGLE_CONVENTION,
     models.MODEL_ANSWER_CONVENTION,
     answers_inconsistent.ANSWERS_INCONSISTENT,
+    # The settings of Table 2 (core/settings_table.py): the reverse of the global promise.
+    target_visible_in_local_view.TARGET_VISIBLE_IN_LOCAL_VIEW,
+    local_video_in_prompt.LOCAL_VIDEO_IN_PROMPT,
 )
 for check in BUILT_IN:
     register(check)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...scene import QuestionGeometry
+from ...settings_table import GLOBAL
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, VISIBILITY, Check
 from ..types import OBJECT_KEYS, VIEW_TARGET_KEYS
@@ -42,6 +43,9 @@ def target_visibility(auditor: SceneAuditor, check: Check, g: QuestionGeometry) 
 
 class TargetVisibleInQueryView(Check):
     def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
+        if getattr(q, "setting", GLOBAL) != GLOBAL:
+            auditor.skip(self, "a local variant: its target is meant to be seen (target_visible_in_local_view)")
+            return
         if g.viewpoint is None:
             auditor.skip(self, geometry_problem(g, "viewpoint", "no viewpoint"))
             return

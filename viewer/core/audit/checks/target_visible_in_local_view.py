@@ -1,0 +1,51 @@
+"""target_visible_in_local_view: a Local-Video or Local-Image variant must show its target from its view.
+
+The reverse of target_visible_in_query_view: a local variant (core/settings_table.py)
+is the global question asked from a view in which the target is visible, so a
+target the view does not show makes it no easier than the global one. Cast by
+the audit's Visibility, with the same threshold the global check uses
+(ray_cast.VIEW_MIN_FRACTION). Global questions are not its to judge: it counts
+only the local variants.
+"""
+from __future__ import annotations
+
+from ...scene import QuestionGeometry
+from ...settings_table import LOCAL
+from ..auditors import SceneAuditor, geometry_problem
+from ..registry import Check
+from ..types import OBJECT_KEYS
+from .ray_cast import NEEDS_RAYS, VIEW_MIN_FRACTION, target_visibility
+
+
+class TargetVisibleInLocalView(Check):
+    def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
+        if q.setting not in LOCAL:
+            return
+        if g.viewpoint is None:
+            auditor.skip(self, geometry_problem(g, "viewpoint", "no viewpoint"))
+            return
+        intrinsics = g.viewpoint.intrinsics or (g.video.intrinsics if g.video else None)
+        if intrinsics is None:
+            auditor.skip(self, f"viewpoint {g.viewpoint.id} has no intrinsics (nor its video)")
+            return
+        vis = target_visibility(auditor, self, g)
+        if vis is None:
+            return
+        seen = auditor.memo(("in_view", g.viewpoint.id),
+                            lambda: vis.in_view(g.viewpoint.pose, intrinsics, auditor.targets)).get(g.target.id)
+        fraction = 0.0 if seen is None else seen.fraction
+        if fraction >= VIEW_MIN_FRACTION:
+            auditor.passed(self)
+            return
+        auditor.flag(self, q, f"{q.setting} variant: target {g.target.id} is not visible from its view "
+                              f"{g.viewpoint.id} ({fraction:.3%} of the image); it is no easier than "
+                              f"{q.base_uid or 'its global question'}",
+                     {"viewpoint": g.viewpoint.id, "target": g.target.id, "setting": q.setting,
+                      "base_uid": q.base_uid, "visible_fraction": fraction,
+                      "visible_pixels": 0 if seen is None else seen.pixels, "min_fraction": VIEW_MIN_FRACTION,
+                      "geometry": vis.geometry})
+
+
+TARGET_VISIBLE_IN_LOCAL_VIEW = TargetVisibleInLocalView(
+    "target_visible_in_local_view", "error", "local variant's target not visible from its view", OBJECT_KEYS,
+    NEEDS_RAYS, per_question=False)
