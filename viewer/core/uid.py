@@ -14,7 +14,7 @@ about an object.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -97,3 +97,17 @@ def parse_uid(uid: str, task: str | None = None, has_target: bool = False) -> Ui
             mi = _INSTANCE_RE.search(head)
             target = mi.group(1) if mi else None
     return UidParts(scene, target, viewpoint, video)
+
+
+def uid_tail(uid: str, target: str | None = None) -> str:
+    """The part of a uid that tells it from its neighbours: the question's target, viewpoint, video
+    (`armchair_vzhxuf_0 · pos 10/4 · v3`); the words after the scene for uids without a viewpoint."""
+    parts = replace(parse_uid(uid), target=target)
+    if parts.viewpoint is None:
+        m = _SCENE_RE.match(uid)
+        return uid[m.end():] if m else uid
+    pos, orient = parts.viewpoint.split("_")[1::2]
+    bits = [parts.target] if parts.target else []
+    bits.append(f"pos {pos}/{orient}")
+    bits.append(f"v{parts.video.split('_')[1]}")
+    return " · ".join(bits)
