@@ -100,14 +100,16 @@ def parse_uid(uid: str, task: str | None = None, has_target: bool = False) -> Ui
 
 
 def uid_tail(uid: str, target: str | None = None) -> str:
-    """The part of a uid that tells it from its neighbours: the question's target, viewpoint, video
-    (`armchair_vzhxuf_0 · pos 10/4 · v3`); the words after the scene for uids without a viewpoint."""
+    """The part of a uid that tells it from its neighbours: the question's target, viewpoint and video
+    (`armchair_vzhxuf_0 p10/4 v3`); the words after the scene when the uid has none of them."""
     parts = replace(parse_uid(uid), target=target)
-    if parts.viewpoint is None:
-        m = _SCENE_RE.match(uid)
-        return uid[m.end():] if m else uid
-    pos, orient = parts.viewpoint.split("_")[1::2]
     bits = [parts.target] if parts.target else []
-    bits.append(f"pos {pos}/{orient}")
-    bits.append(f"v{parts.video.split('_')[1]}")
-    return " · ".join(bits)
+    if parts.viewpoint is not None:
+        pos, orient = parts.viewpoint.split("_")[1::2]
+        bits.append(f"p{pos}/{orient}")
+    if parts.video is not None and bits:
+        bits.append(f"v{parts.video.split('_')[1]}")
+    if bits:
+        return " ".join(bits)
+    m = _SCENE_RE.match(uid)
+    return uid[m.end():] if m else uid

@@ -303,7 +303,7 @@ class BrowserPanel(QWidget):
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
-        widths = {"row": 4, "uid": 22, "scene": 7, "column": 7, "truth": 10}
+        widths = {"row": 3, "uid": 20, "scene": 7, "column": 6, "truth": 9}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
             chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]
