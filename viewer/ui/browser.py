@@ -14,20 +14,20 @@ the context menu's Copy uid. The sort is the state's `sort`.
 """
 from __future__ import annotations
 
-import numpy as np
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from dataclasses import replace
 
+import numpy as np
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PyQt6.QtGui import QBrush, QGuiApplication
 from PyQt6.QtWidgets import (
     QAbstractItemView,
-    QMenu,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -303,7 +303,7 @@ class BrowserPanel(QWidget):
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
-        widths = {"row": 3, "uid": 20, "scene": 7, "column": 6, "truth": 9}
+        widths = {"row": 3, "uid": 18, "scene": 6, "column": 6, "truth": 8}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
             chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]

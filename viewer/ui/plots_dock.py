@@ -28,6 +28,9 @@ _STATUS_COLORS = {"scored": QColor(120, 170, 120), "flagged": QColor(230, 190, 9
 _HIGHLIGHT = QColor(255, 200, 0)          # the video-camera yellow: "the one shown now", as on the map
 _FOLLOW = -1                              # the column box's "column of the question shown"
 _SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
+# More points than this are drawn as an even sample (the note says so): beyond it a scatter is a blot,
+# and pyqtgraph's per-point cost would make switching models slow at 200,000 questions.
+MAX_SCATTER_POINTS = 4000
 
 
 class PlotsPanel(QWidget):
@@ -41,8 +44,10 @@ class PlotsPanel(QWidget):
         self._brushing = False
         self._status_models: list[int] = []
         self._status_counts = np.zeros((0, len(plots.STATUS_GROUPS)))
+        self._scatter_drawn = np.zeros(0, np.int64)
 
         self.column_box = QComboBox(toolTip="The Table-1 column the plots show")
+        self.column_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.clear_button = QToolButton(text="Clear range", toolTip="Remove the brushed error range from the filter")
         self.note = QLabel()
         self.note.setStyleSheet("color: gray")
@@ -96,9 +101,13 @@ class PlotsPanel(QWidget):
         state.events.question.connect(self._question_changed)
         state.events.filter.connect(self._filter_changed)
         self._model_shown: int | None = None
+        # Per (model result, column): histogram, scatter, status counts. A session's results do not change
+        # once scored, so switching back and forth between models and columns costs nothing the second time.
+        self._stats: dict[tuple[int, int], tuple] = {}
 
     # ------------------------------------------------------------ binding
     def _session_changed(self) -> None:
+        self._stats = {}
         self.column_box.blockSignals(True)
         self.column_box.clear()
         self.column_box.addItem("Column of the question shown", _FOLLOW)
@@ -139,6 +148,19 @@ class PlotsPanel(QWidget):
         return m if m is not None and 0 <= m < n else None
 
     # ------------------------------------------------------------- drawing
+    def _column_stats(self, m: int) -> tuple:
+        """(histogram, scatter, status counts) of model m on the column shown, computed once."""
+        s = self.state.session
+        r = s.results[m]
+        key = (id(r), self.column)
+        hit = self._stats.get(key)
+        if hit is None or hit[0] is not r:
+            col = s.release.benchmark.columns[self.column]
+            hit = (r, plots.error_histogram(r, self._rows), plots.scatter(s.release, r, self._rows, col.kind_name),
+                   plots.status_counts(r, self._rows))
+            self._stats[key] = hit
+        return hit[1:]
+
     def redraw(self) -> None:
         """Every plot for the column and model the state says."""
         s = self.state.session
@@ -155,6 +177,8 @@ class PlotsPanel(QWidget):
         self._draw_scatter(rel, result, col)
         self._draw_status()
         notes = []
+        if self.scatter is not None and len(self.scatter.rows) > MAX_SCATTER_POINTS:
+            notes.append(f"scatter: an even {MAX_SCATTER_POINTS:,} of {len(self.scatter.rows):,} points drawn")
         for what, data in (("histogram", self.histogram), ("scatter", self.scatter)):
             if data is not None and data.not_plotted:
                 notes.append(f"{what}: not drawn " + ", ".join(f"{n} {k}" for k, n in data.not_plotted.items()))
@@ -181,7 +205,7 @@ class PlotsPanel(QWidget):
         self.note.setText(message)
 
     def _draw_histogram(self, result, col) -> None:
-        h = self.histogram = plots.error_histogram(result, self._rows)
+        h = self.histogram = self._column_stats(self._model_shown)[0]
         upper = float(h.edges[-1])
         self.hist_bars.setOpts(x0=h.edges[:-1], x1=h.edges[1:], height=h.counts,
                                brush=style.model_color(self._model_shown), pen=pg.mkPen(0, 0, 0, 80))
@@ -192,8 +216,9 @@ class PlotsPanel(QWidget):
         for k in sorted(self.state.visible_models):
             if k == self._model_shown or k >= len(s.results):
                 continue
-            other = plots.error_histogram(s.results[k], self._rows, upper=upper)
-            item = pg.PlotDataItem(other.edges, other.counts, stepMode="center",
+            values = self._column_stats(k)[0].values
+            counts, _ = np.histogram(np.minimum(values, upper), bins=h.edges)
+            item = pg.PlotDataItem(h.edges, counts, stepMode="center",
                                    pen=pg.mkPen(style.model_color(k), width=2))
             self.hist_plot.addItem(item)
             self.hist_others.append(item)
@@ -204,7 +229,7 @@ class PlotsPanel(QWidget):
         self.hist_plot.setYRange(0, max(int(h.counts.max()) if len(h.counts) else 1, 1), padding=0.05)
 
     def _draw_scatter(self, rel, result, col) -> None:
-        sc = self.scatter = plots.scatter(rel, result, self._rows, col.kind_name)
+        sc = self.scatter = self._column_stats(self._model_shown)[1]
         p = self.scatter_plot
         color = style.model_color(self._model_shown)
         symbol = _SYMBOLS.get(style.model_shape(self._model_shown), "o")
@@ -215,24 +240,29 @@ class PlotsPanel(QWidget):
             self.scatter_item.setData([], [])
             return
         loglog = sc.mode == "loglog"
-        p.setLogMode(loglog, loglog)
+        # Scatter items do not follow a plot's log mode: log-log data is drawn as log10, the axes label it.
+        for axis in ("bottom", "left"):
+            p.getAxis(axis).setLogMode(loglog)
         p.getViewBox().invertY(sc.mode == "vectors")
         p.getViewBox().setAspectLocked(sc.mode == "vectors")
+        drawn = _even_sample(len(sc.rows), MAX_SCATTER_POINTS)
+        self._scatter_drawn = drawn
         if sc.mode == "vectors":
             p.setTitle("map points: truth → prediction")
-            xy = np.empty((2 * len(sc.x), 2))
-            xy[0::2, 0], xy[0::2, 1], xy[1::2, 0], xy[1::2, 1] = sc.x, sc.y, sc.u, sc.v
+            xy = np.empty((2 * len(drawn), 2))
+            xy[0::2, 0], xy[0::2, 1], xy[1::2, 0], xy[1::2, 1] = sc.x[drawn], sc.y[drawn], sc.u[drawn], sc.v[drawn]
             self.scatter_lines.setData(xy[:, 0], xy[:, 1], pen=pg.mkPen(color, width=1))
-            self.scatter_item.setData(sc.u, sc.v, brush=pg.mkBrush(color), symbol=symbol)
+            self.scatter_item.setData(sc.u[drawn], sc.v[drawn], brush=pg.mkBrush(color), symbol=symbol)
             self.scatter_guide.setData([0, 999, 999, 0, 0], [0, 0, 999, 999, 0])
             p.setXRange(0, 999, padding=0.02)
             p.setYRange(0, 999, padding=0.02)
             return
-        self.scatter_item.setData(sc.x, sc.y, brush=pg.mkBrush(color), symbol=symbol)
+        x, y = _view_xy(sc, drawn)
+        self.scatter_item.setData(x, y, brush=pg.mkBrush(color), symbol=symbol)
         if loglog:
             p.setTitle("distance: predicted vs truth, log–log")
-            both = np.concatenate([sc.x, sc.y]) if len(sc.x) else np.array([0.1, 10.0])
-            lo, hi = float(both.min()), float(both.max())
+            both = np.concatenate([x, y]) if len(x) else np.array([-1.0, 1.0])
+            lo, hi = float(both.min()) - 0.1, float(both.max()) + 0.1
             self.scatter_guide.setData([lo, hi], [lo, hi])
         else:
             p.setTitle("angle (°): predicted vs truth")
@@ -247,7 +277,7 @@ class PlotsPanel(QWidget):
         self.status_items = []
         s = self.state.session
         shown = [k for k in sorted(self.state.visible_models) if k < len(s.results)]
-        counts = np.array([[plots.status_counts(s.results[k], self._rows)[g] for g in plots.STATUS_GROUPS]
+        counts = np.array([[self._column_stats(k)[2][g] for g in plots.STATUS_GROUPS]
                            for k in shown], float).reshape(len(shown), len(plots.STATUS_GROUPS))
         y = np.arange(len(shown), dtype=float)
         left = np.zeros(len(shown))
@@ -284,8 +314,8 @@ class PlotsPanel(QWidget):
             hit = np.flatnonzero(sc.rows == qi)
             if len(hit):
                 k = hit[0]
-                x, y = (sc.u[k], sc.v[k]) if sc.mode == "vectors" else (sc.x[k], sc.y[k])
-                self.scatter_now.setData([x], [y])
+                x, y = _view_xy(sc, np.array([k]))
+                self.scatter_now.setData(x, y)
         if int(s.release.column[qi]) == self.column:
             xs, ys = [], []
             for row, m in enumerate(self._status_models):
@@ -342,23 +372,36 @@ class PlotsPanel(QWidget):
         sc = self.scatter
         if sc is None or not len(sc.rows):
             return None
-        px, py = (sc.u, sc.v) if sc.mode == "vectors" else (sc.x, sc.y)
-        if sc.mode == "loglog":
-            px, py = np.log10(px), np.log10(py)
+        drawn = self._scatter_drawn
+        px, py = _view_xy(sc, drawn)
         (x0, x1), (y0, y1) = self.scatter_plot.getViewBox().viewRange()
         k = plots.nearest_point(px, py, (x, y), (x1 - x0, y1 - y0))
         if k is None:
             return None
-        self.state.question = int(sc.rows[k])
+        self.state.question = int(sc.rows[drawn[k]])
         return self.state.question
 
     def point_scene_pos(self, k: int) -> QPointF:
         """Where the scatter's k-th point is in the scene (for tests that click it)."""
-        sc = self.scatter
-        x, y = (sc.u[k], sc.v[k]) if sc.mode == "vectors" else (sc.x[k], sc.y[k])
-        if sc.mode == "loglog":
-            x, y = np.log10(x), np.log10(y)
-        return self.scatter_plot.getViewBox().mapViewToScene(QPointF(float(x), float(y)))
+        x, y = _view_xy(self.scatter, np.array([k]))
+        return self.scatter_plot.getViewBox().mapViewToScene(QPointF(float(x[0]), float(y[0])))
+
+
+def _view_xy(sc: plots.Scatter, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scatter's points `which` in the plot's view coordinates: the prediction end of a map vector,
+    log10 on a log-log plot."""
+    if sc.mode == "vectors":
+        return sc.u[which], sc.v[which]
+    if sc.mode == "loglog":
+        return np.log10(sc.x[which]), np.log10(sc.y[which])
+    return sc.x[which], sc.y[which]
+
+
+def _even_sample(n: int, most: int) -> np.ndarray:
+    """Indices of at most `most` of n points, evenly spread (all of them when there are few)."""
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, most).astype(np.int64))
 
 
 def _status_group(status: str) -> str | None:
