@@ -23,7 +23,7 @@ run: setup
 	else $(BIN)/gst-viewer $(ARGS); fi
 
 test: setup
-	$(BIN)/ruff check viewer tests benchmarks
+	$(BIN)/ruff check viewer tests benchmarks tools
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 bench: setup

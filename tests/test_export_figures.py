@@ -9,6 +9,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from viewer.cli import main  # noqa: E402
+from viewer.core import palette
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 UIDS = {
@@ -18,8 +19,9 @@ UIDS = {
     "choice": "scene1_Topdown_Selection_Easy_video_0",
 }
 TRUTH_RGB = (0, 170, 80)                      # viewer.ui.style.TRUTH
-MODEL_RGB = {"noisy-expert": (0xE6, 0x9F, 0x00), "random-guesser": (0x00, 0x72, 0xB2),
-             "sign-flipper": (0xD5, 0x5E, 0x00)}
+# The demo's models in load order take the palette's first three colours (viewer.core.palette).
+MODEL_RGB = {name: tuple(int(palette.model_color(k)[i:i + 2], 16) for i in (1, 3, 5))
+             for k, name in enumerate(("noisy-expert", "random-guesser", "sign-flipper"))}
 
 
 @pytest.fixture(scope="module")

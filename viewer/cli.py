@@ -1,7 +1,7 @@
 """`gst-viewer`: the one entry point.
 
     gst-viewer [RELEASE] [--predictions P ...]   open the window (default: bundled demo)
-    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient]   Table-1 leaderboard
+    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex]   Table 1
     gst-viewer make-demo OUT                     generate a demo release
     gst-viewer --selftest [--no-window]          check, headless, that the app works
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
@@ -186,6 +186,8 @@ def cmd_score(argv: list[str]) -> int:
                    help="strict (default): the contract's rules on the final answer; lenient: also what a "
                         "grader would accept, each rescue with its own status (docs/data-format.md)")
     p.add_argument("--json", action="store_true", help="print the leaderboard as JSON (docs/score.schema.json)")
+    p.add_argument("--format", choices=("table", "csv", "md", "tex"), default="table",
+                   help="table (default): aligned text; csv, md (Markdown) or tex (a LaTeX booktabs tabular)")
     p.add_argument("--per-sample", metavar="FILE.jsonl",
                    help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
@@ -217,6 +219,9 @@ def cmd_score(argv: list[str]) -> int:
     board = session.leaderboard()
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
+    elif args.format != "table":
+        from .core.board_export import export_board
+        sys.stdout.write(export_board(args.format, board, session.random_row(), session.release.benchmark))
     else:
         print(format_table(board, session.random_row(), session.release.benchmark))
     for why in failed:

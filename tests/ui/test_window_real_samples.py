@@ -161,7 +161,7 @@ def test_a_question_shown_from_elsewhere_clears_the_filters_hiding_it(make_inspe
     state.filter = replace(state.filter, columns=frozenset({COLUMN_KEYS.index("ED_v")}), text="armchair")
     assert state.uid == ED_UID
     assert state.select_uid(POS_UID)
-    assert state.filter == BrowseFilter(model=0) and len(state.order) == 6
+    assert state.filter == BrowseFilter(model=0, model_b=1) and len(state.order) == 6   # models A and B stay
     assert window.browser.model.rows[window.browser.table.currentIndex().row()] == state.question
     assert not state.select_uid("no such uid")
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
 from .benchmarks import GST
+from .compare import comparison_mask, error_range_mask, wrong_mask
 from .evaluate import ModelResult
 from .release import Release, natural_key
 from .settings_table import PATTERNS, pattern_mask  # noqa: F401  (PATTERNS: the browser's choices)
@@ -59,6 +60,10 @@ class BrowseFilter:
     text: str = ""                            # words that must all occur in uid/task/target
     verdict: str = "any"                      # a key of VERDICT_FILTERS
     pattern: str = "any"                      # a key of settings_table.PATTERNS (Global vs local variants)
+    compare: str = "none"                     # a key of compare.COMPARISONS: A is `model`, B is `model_b`
+    model_b: int | None = None
+    error_min: float | None = None            # the selected model's error range (None: unbounded); a brushed
+    error_max: float | None = None            # histogram range or "error above X"; NaN errors are left out
 
 
 class BrowseIndex:
@@ -108,6 +113,11 @@ class BrowseIndex:
             if f.score_min > 0.0 or f.score_max < 1.0:
                 with np.errstate(invalid="ignore"):
                     m &= (r.score >= f.score_min - 1e-12) & (r.score <= f.score_max + 1e-12)
+            if f.error_min is not None or f.error_max is not None:
+                m &= error_range_mask(r.error, f.error_min, f.error_max)
+        compared = comparison_mask(f.compare, [x.score for x in results], f.model, f.model_b)
+        if compared is not None:
+            m &= compared
         if f.pattern != "any":
             m &= self._pattern_mask(f.pattern, [r] if r is not None else results)
         words = f.text.lower().split()
@@ -217,8 +227,7 @@ def _status_mask(r: ModelResult, status: str) -> np.ndarray:
 
 def failure_mask(score: np.ndarray) -> np.ndarray:
     """Scored questions a model did not get fully right (NaN = unscorable, not a failure)."""
-    with np.errstate(invalid="ignore"):
-        return score < 1.0
+    return wrong_mask(score)
 
 
 def step_failure(rows: np.ndarray, score: np.ndarray, position: int, step: int) -> int | None:

@@ -11,6 +11,7 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   models                  the loaded models' names; changes when predictions are added
   visible_models          the models the map, 3D view, charts and exports draw
   filter, order           the browser's filters, and the questions they leave in display order
+  sort                    the browser's sort: (key, descending), key as `BrowseIndex.sort` takes it
   verdicts                the reviewers' verdicts by uid, for the verdict filter
   frame                   the video frame shown, which the map and 3D view follow
   map_source              the map the user chose (None: `choose_map`'s default)
@@ -53,6 +54,7 @@ class InspectorState:
     visible_models: frozenset[int] = frozenset()
     filter: BrowseFilter = field(default_factory=BrowseFilter)
     order: np.ndarray = field(default_factory=_no_rows)
+    sort: tuple = ("row", False)
     verdicts: dict[str, str] = field(default_factory=dict)
     frame: int = 0
     map_source: MapSource | None = None
@@ -85,11 +87,13 @@ class InspectorState:
         self.frame = 0
         n = len(session.results) if session is not None else 0
         with self.events.models.blocked(), self.events.visible_models.blocked(), self.events.filter.blocked(), \
-                self.events.order.blocked():
+                self.events.order.blocked(), self.events.sort.blocked():
             self.models = tuple(session.models) if session is not None else ()
             self.visible_models = frozenset(range(n))
-            self.filter = replace(self.filter, columns=None, scenes=None, model=0 if n else None)
+            self.filter = replace(self.filter, columns=None, scenes=None, model=0 if n else None,
+                                  model_b=1 if n > 1 else None, compare="none", error_min=None, error_max=None)
             self.order = _no_rows()
+            self.sort = ("row", False)
         self.release_path = release_path
         self.session = session
 

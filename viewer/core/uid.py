@@ -14,7 +14,7 @@ about an object.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -97,3 +97,19 @@ def parse_uid(uid: str, task: str | None = None, has_target: bool = False) -> Ui
             mi = _INSTANCE_RE.search(head)
             target = mi.group(1) if mi else None
     return UidParts(scene, target, viewpoint, video)
+
+
+def uid_tail(uid: str, target: str | None = None) -> str:
+    """The part of a uid that tells it from its neighbours: the question's target, viewpoint and video
+    (`armchair_vzhxuf_0 p10/4 v3`); the words after the scene when the uid has none of them."""
+    parts = replace(parse_uid(uid), target=target)
+    bits = [parts.target] if parts.target else []
+    if parts.viewpoint is not None:
+        pos, orient = parts.viewpoint.split("_")[1::2]
+        bits.append(f"p{pos}/{orient}")
+    if parts.video is not None and bits:
+        bits.append(f"v{parts.video.split('_')[1]}")
+    if bits:
+        return " ".join(bits)
+    m = _SCENE_RE.match(uid)
+    return uid[m.end():] if m else uid

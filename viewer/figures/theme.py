@@ -1,8 +1,9 @@
 """Looks of figures: paper (light, print), and talk (dark or light, large type, thick strokes).
 
-Colours of the truth, the models, the viewpoint and the target come from
-`viewer.ui.style`, the one place the window takes them from too, so a model
-is the same colour in the inspector, every figure, every clip and every slide.
+Colours of the truth, the models, the viewpoint and the target, and the models'
+marker shapes, come from `viewer.core.palette` (through `viewer.ui.style`), the one
+table the window takes them from too, so a model looks the same in the inspector,
+every figure, every clip and every slide.
 """
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ from dataclasses import dataclass
 
 from PyQt6.QtGui import QColor, QFont
 
+from ..core.palette import MODEL_SHAPES, model_shape  # noqa: F401  (re-exported: figures name them here)
 from ..ui import style
 
 FONT_FAMILY = "DejaVu Sans"          # installed with the app's system deps; Qt falls back otherwise
-# Point markers per model, so models stay apart in grey-scale print too.
-MODEL_SHAPES = ("circle", "square", "triangle", "diamond")
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,6 @@ MARKER = QColor(255, 200, 0)
 
 def model_color(index: int) -> QColor:
     return style.model_color(index)
-
-
-def model_shape(index: int) -> str:
-    return MODEL_SHAPES[index % len(MODEL_SHAPES)]
 
 
 def viridis(t: float) -> QColor:

@@ -7,13 +7,18 @@ as smoothly as 20. Filtering and sorting are `viewer.core.browse`.
 Bound to the state: the filter widgets show and set `filter`; the table
 lists the questions it leaves, publishes them in display order as `order`,
 selects `question` and sets it when the user picks a row. A question shown
-that the filters hide clears them.
+that the filters hide clears them. The selected model's answer, error and
+score come right after the truth; the uid column shows the uid's
+distinguishing tail (`core.uid.uid_tail`), the full uid in its tooltip and
+the context menu's Copy uid. The sort is the state's `sort`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
-from PyQt6.QtGui import QBrush
+from PyQt6.QtGui import QBrush, QGuiApplication
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,6 +27,7 @@ from PyQt6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -32,6 +38,7 @@ from ..core.benchmarks import GST
 from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
 from ..core.state import InspectorState
+from ..core.uid import uid_tail
 from . import style
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
@@ -46,6 +53,7 @@ class QuestionTableModel(QAbstractTableModel):
         self.rows = np.zeros(0, np.int64)
         self.sort_key: str | tuple[str, int] = "row"
         self.descending = False
+        self.first_model: int | None = None     # the browser's selected model: its columns follow the truth
 
     # ---------------------------------------------------------------- data
     def set_session(self, session: Session | None, index: BrowseIndex | None) -> None:
@@ -63,8 +71,17 @@ class QuestionTableModel(QAbstractTableModel):
     def key_of_column(self, col: int) -> str | tuple[str, int]:
         if col < len(_FIXED):
             return _FIXED[col][1]
-        m, k = divmod(col - len(_FIXED), len(_PER_MODEL))
-        return (_PER_MODEL[k][1], m)
+        block, k = divmod(col - len(_FIXED), len(_PER_MODEL))
+        return (_PER_MODEL[k][1], self.model_order()[block])
+
+    def model_order(self) -> list[int]:
+        """Models in column order: the selected one first, then the others in load order."""
+        n = len(self.session.results) if self.session is not None else 0
+        first = self.first_model if self.first_model is not None and 0 <= self.first_model < n else None
+        return ([first] if first is not None else []) + [m for m in range(n) if m != first]
+
+    def column_of(self, key: str | tuple[str, int]) -> int:
+        return next(c for c in range(self.columnCount()) if self.key_of_column(c) == key)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if self.session is None:
@@ -117,7 +134,8 @@ class QuestionTableModel(QAbstractTableModel):
             if key == "row":
                 return str(i + 1)
             if key == "uid":
-                return rel.questions[i].uid
+                q = rel.questions[i]
+                return uid_tail(q.uid, q.target)
             if key == "scene":
                 return rel.questions[i].scene
             if key == "column":
@@ -196,6 +214,8 @@ class BrowserPanel(QWidget):
         self.table.setWordWrap(False)
         # uids differ at both ends (scene ... target, view, video): keep both.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.setAlternatingRowColors(True)
         self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         vh = self.table.verticalHeader()
@@ -225,6 +245,7 @@ class BrowserPanel(QWidget):
         lay.addLayout(top)
         lay.addLayout(second)
         lay.addWidget(self.table)
+        self._rows_above_table = 2
 
         self._debounce = QTimer(self, singleShot=True, interval=150)
         self._debounce.timeout.connect(self._widgets_changed)
@@ -234,7 +255,7 @@ class BrowserPanel(QWidget):
             w.currentIndexChanged.connect(lambda _: self._widgets_changed())
         for w in (self.score_min, self.score_max):
             w.valueChanged.connect(lambda _: self._debounce.start())
-        self.model.layoutChanged.connect(self._publish_order)        # sorted by a header click
+        self.model.layoutChanged.connect(self._sorted_by_header)
         self._filling = False
         self._fill_boxes()
 
@@ -243,11 +264,18 @@ class BrowserPanel(QWidget):
         state.events.filter.connect(self._filter_changed)
         state.events.verdicts.connect(self._verdicts_changed)
         state.events.question.connect(self._question_changed)
+        state.events.sort.connect(self._sort_changed)
+
+    def add_filter_row(self, widget: QWidget) -> None:
+        """Another row of filters (the comparison bar) above the table."""
+        self.layout().insertWidget(self._rows_above_table, widget)
+        self._rows_above_table += 1
 
     # ------------------------------------------------------------ session
     def _session_changed(self, session: Session | None) -> None:
         self.session = session
         self.index = BrowseIndex(session.release) if session else None
+        self.model.first_model = self.state.filter.model
         self.model.set_session(session, self.index)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._fill_boxes()
@@ -284,10 +312,10 @@ class BrowserPanel(QWidget):
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
-        widths = {"row": 3, "uid": 18, "scene": 8, "column": 6, "truth": 9}
+        widths = {"row": 3, "uid": 18, "scene": 6, "column": 6, "truth": 8}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
-            chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 4, "score": 4}[key[0]]
+            chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]
             self.table.setColumnWidth(col, fm.horizontalAdvance("0" * chars) + 10)
 
     # ------------------------------------------------------------- filters
@@ -295,7 +323,9 @@ class BrowserPanel(QWidget):
         """The filter the widgets show."""
         col = self.column_box.currentData()
         scene = self.scene_box.currentData()
-        return BrowseFilter(
+        # Fields without a widget here (comparisons, error ranges) are kept as the state has them.
+        return replace(
+            self.state.filter,
             columns=None if col is None else frozenset({col}),
             scenes=None if scene is None else frozenset({scene}),
             model=self.model_box.currentData(),
@@ -322,6 +352,10 @@ class BrowserPanel(QWidget):
 
     def _filter_changed(self, f: BrowseFilter) -> None:
         self._show_filter(f)
+        if self.model.first_model != f.model:
+            self.model.first_model = f.model
+            self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(self.model.columnCount() - 1, 0))
+            self._show_sort_indicator()
         self.apply_filter()
 
     def _verdicts_changed(self) -> None:
@@ -345,13 +379,55 @@ class BrowserPanel(QWidget):
     def _publish_order(self) -> None:
         self.state.order = self.model.rows
 
+    # -------------------------------------------------------------- sorting
+    def _sorted_by_header(self) -> None:
+        """A header click sorted the table: the state's `sort` says so, then the order is published."""
+        self.state.sort = (self.model.sort_key, self.model.descending)
+        self._publish_order()
+
+    def _state_sort_key(self):
+        key = self.state.sort[0]
+        n = len(self.session.results) if self.session is not None else 0
+        return key if isinstance(key, str) or 0 <= key[1] < n else "row"
+
+    def _sort_changed(self, sort: tuple) -> None:
+        if self.session is None or (self.model.sort_key, self.model.descending) == tuple(sort):
+            return
+        key = self._state_sort_key()
+        order = Qt.SortOrder.DescendingOrder if sort[1] else Qt.SortOrder.AscendingOrder
+        self.model.sort(self.model.column_of(key), order)
+        self._show_sort_indicator()
+
+    def _show_sort_indicator(self) -> None:
+        """The header's arrow on the sorted column, which moves when the selected model's columns do."""
+        hh = self.table.horizontalHeader()
+        hh.blockSignals(True)
+        if self.model.sort_key == "row" and not self.model.descending:
+            hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        else:
+            order = Qt.SortOrder.DescendingOrder if self.model.descending else Qt.SortOrder.AscendingOrder
+            hh.setSortIndicator(self.model.column_of(self.model.sort_key), order)
+        hh.blockSignals(False)
+        hh.viewport().update()
+
+    # -------------------------------------------------------- context menu
+    def _context_menu(self, pos) -> None:
+        idx = self.table.indexAt(pos)
+        if not idx.isValid() or self.session is None:
+            return
+        uid = self.session.release.uids[int(self.model.rows[idx.row()])]
+        menu = QMenu(self)
+        menu.addAction("Copy uid", lambda: QGuiApplication.clipboard().setText(uid))
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
     # ---------------------------------------------------------- selection
     def _question_changed(self, question: int | None) -> None:
         if question is None or self.session is None:
             return
         if self.model.position_of(question) < 0:
             # Shown from elsewhere (an audit finding, --uid) but filtered out: list everything.
-            self.state.filter = BrowseFilter(model=self.state.filter.model)
+            f = self.state.filter
+            self.state.filter = BrowseFilter(model=f.model, model_b=f.model_b)
         self.select_question(question)
 
     def select_position(self, pos: int) -> None:

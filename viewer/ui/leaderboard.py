@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+from PyQt6.QtGui import QAction, QBrush, QColor, QFont
+from PyQt6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ..core.answers import STATUS_TEXT
 from ..core.benchmarks import GST
@@ -32,6 +32,10 @@ class LeaderboardPanel(QTableWidget):
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.cellClicked.connect(self._clicked)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.export_action = QAction("Export leaderboard…", self)
+        self.export_action.triggered.connect(self.choose_export)
+        self.addAction(self.export_action)
         self._n_models = 0
         state.events.session.connect(self.set_session)
         state.events.models.connect(lambda: self.set_session(state.session))
@@ -84,6 +88,37 @@ class LeaderboardPanel(QTableWidget):
                 item.setForeground(QBrush(QColor(110, 110, 110)))
                 item.setToolTip(f"{name}: reference row, not a loaded model")
                 self.setItem(r, c, item)
+
+    # ------------------------------------------------------------- export
+    def export_text(self, fmt: str) -> str:
+        """Table 1 of the shown models (and the Random row) as `fmt`: csv, md or tex (core.board_export)."""
+        from ..core.board_export import export_board
+        s = self.state
+        shown = [s.models[m] for m in sorted(s.visible_models) if m < len(s.models)]
+        return export_board(fmt, s.session.leaderboard(), s.session.random_row(), s.session.release.benchmark, shown)
+
+    def export(self, path: str, fmt: str | None = None) -> None:
+        from pathlib import Path
+
+        from ..core.atomic import atomic_write_text
+        from ..core.board_export import SUFFIXES
+        fmt = fmt or next((f for f, suffix in SUFFIXES.items() if Path(path).suffix.lower() == suffix), "csv")
+        try:
+            atomic_write_text(path, self.export_text(fmt))
+        except OSError as e:
+            self.message.emit(f"{path}: cannot write the leaderboard ({e.strerror or e})")
+            return
+        self.message.emit(f"leaderboard written to {path}")
+
+    def choose_export(self) -> None:
+        if self.state.session is None:
+            self.message.emit("open a release first")
+            return
+        path, chosen = QFileDialog.getSaveFileName(self, "Export leaderboard", "leaderboard.csv",
+                                                   "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex)")
+        if path:
+            fmt = {"CSV": "csv", "Markdown": "md", "LaTeX": "tex"}.get(chosen.split(" ")[0])
+            self.export(path, None if path.lower().endswith((".csv", ".md", ".tex")) else fmt)
 
     def _item(self, value: float | None, heat: bool) -> QTableWidgetItem:
         item = QTableWidgetItem("–" if value is None else f"{value:.1f}")

@@ -29,12 +29,17 @@ from ..core.session import Session, open_session
 from ..core.state import InspectorState
 from .audit_dock import AuditPanel
 from .browser import BrowserPanel
+from .command_palette import CommandPalette, keys_text
+from .compare_bar import CompareBar
 from .flags_panel import FlagsPanel
 from .images import ImageCache
 from .jobs import CANCELLED, Jobs
 from .leaderboard import LeaderboardPanel
+from .model_layers import ModelLayersPanel
+from .plots_dock import PlotsPanel
 from .sample_view import SampleView
 from .settings_strip import SettingsStrip
+from .timeline import TimelineMarks
 
 MAX_RECENT = 8
 PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
@@ -80,6 +85,14 @@ class MainWindow(QMainWindow):
         self.sample_view = SampleView(self.state, self.jobs, self.assets, self.cache)
         self.setCentralWidget(self.sample_view)
         self.browser = BrowserPanel(self.state)
+        self.compare_bar = CompareBar(self.state)
+        self.browser.add_filter_row(self.compare_bar)
+        self.plots = PlotsPanel(self.state)
+        self.layers = ModelLayersPanel(self.state)
+        self.timeline = TimelineMarks(self.state, self.jobs, self.sample_view.player.slider)
+        # However wide the docks are dragged, the map keeps at least half of the centre.
+        self.sample_view.setMinimumWidth(640)
+        self.sample_view.tabs.setMinimumWidth(320)
         self.leaderboard = LeaderboardPanel(self.state)
         self.audit_panel = AuditPanel()
         self.flags_panel = FlagsPanel(self.state)
@@ -95,10 +108,13 @@ class MainWindow(QMainWindow):
         self.review_dock = self._dock("Review", self.flags_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.settings_strip = SettingsStrip(self.state, self.jobs, self.assets)
         self.settings_dock = self._dock("Settings", self.settings_strip, Qt.DockWidgetArea.BottomDockWidgetArea)
-        for d in (self.problems_dock, self.audit_dock, self.review_dock, self.settings_dock):
+        self.plots_dock = self._dock("Plots", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
+        for d in (self.plots_dock, self.layers_dock, self.problems_dock, self.audit_dock, self.review_dock,
+                  self.settings_dock):
             self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
-        self.resizeDocks([self.browser_dock], [480], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.browser_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
 
         self.status_label = QLabel()
@@ -121,9 +137,10 @@ class MainWindow(QMainWindow):
         from .talk_actions import TalkActions
         self.audit = AuditController(self.state, self.jobs, self.audit_panel, self.flags_panel, self)
         self.talk = TalkActions(self.state, self.assets, self)
+        self.palette_popup = CommandPalette(self)
         self._build_menus()
         for source in (self.sample_view.statusMessage, self.leaderboard.message, self.audit.message,
-                       self.talk.message):
+                       self.talk.message, self.compare_bar.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
         self.jobs.pendingChanged.connect(self._pending_changed)
@@ -156,6 +173,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()
         self._action(file, "Save window image…", self.choose_screenshot, "Ctrl+Shift+S")
+        file.addAction(self.leaderboard.export_action)
         file.addSeparator()
         for a in self.talk.file_actions:
             file.addAction(a)
@@ -173,10 +191,12 @@ class MainWindow(QMainWindow):
         self._action(go, "Play / pause video", player.toggle_play, "Space")
         self._action(go, "Next video frame", lambda: player.step(+1), ".")
         self._action(go, "Previous video frame", lambda: player.step(-1), ",")
+        self._action(go, "Jump to the target's best frame", self._best_frame, "B")
         self._action(go, "Find…", lambda: self.browser.search.setFocus(), QKeySequence.StandardKey.Find)
+        self._action(go, "Command palette…", self.palette_popup.open, "Ctrl+K")
         view = mb.addMenu("&View")
         for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock, self.review_dock,
-                  self.settings_dock):
+                  self.settings_dock, self.plots_dock, self.layers_dock):
             view.addAction(d.toggleViewAction())
         view.addSeparator()
         view.addAction(self.talk.present_action)
@@ -184,6 +204,8 @@ class MainWindow(QMainWindow):
         for a in (*self.flags_panel.verdict_actions.values(), self.flags_panel.clear_action,
                   self.flags_panel.undo_action, self.flags_panel.save_action):
             self.addAction(a)          # window-wide shortcuts, wherever the focus is
+        views = mb.addMenu("V&iews")          # saved views: filters, sort and shown models, per release
+        views.aboutToShow.connect(lambda: self._fill_views(views))
         help_ = mb.addMenu("&Help")
         self._action(help_, "Keys", self._show_keys)
 
@@ -202,12 +224,18 @@ class MainWindow(QMainWindow):
             self.show_status(why_not)
 
     def _show_keys(self) -> None:
-        QMessageBox.information(self, "Keys", "Up/Down or J/K: previous/next sample\n"
-                                "N/P: next/previous failure of the model chosen in the browser\n"
-                                "Space: play/pause the video; , and . step one frame\n"
-                                "Ctrl+F: search; Ctrl+O: open a release\n"
-                                "Map: drag to pan, wheel to zoom, Fit to reset\n"
-                                "3D: drag to orbit, Ctrl+drag or middle-drag to pan, wheel to zoom")
+        QMessageBox.information(self, "Keys", keys_text(self))
+
+    def _best_frame(self) -> None:
+        why_not = self.timeline.jump_to_best()
+        if why_not:
+            self.show_status(why_not)
+
+    def _fill_views(self, menu) -> None:
+        self.compare_bar.fill_menu()
+        menu.clear()
+        for a in self.compare_bar.views_menu.actions():
+            menu.addAction(a)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -261,7 +289,7 @@ class MainWindow(QMainWindow):
         self.problems.clear()
         # No questions, no models: the browser and Table 1 would be empty; they come back with a release.
         self._hidden_for_scene = [d for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock,
-                                              self.review_dock) if d.isVisible()]
+                                              self.review_dock, self.plots_dock, self.layers_dock) if d.isVisible()]
         for d in self._hidden_for_scene:
             d.hide()
         self.state.open(session, path)

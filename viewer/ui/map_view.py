@@ -194,7 +194,7 @@ class MapView(PlotWithLegend):
         if item.mark is not None and item.role == pr.MODEL:
             pts = item.points
             at = pts[np.argmin(pts[:, 1])] if item.mark == "top" else pts[-1]
-            self.add(marker(*at, "circle", 9, color, QColor(0, 0, 0), 1.0))
+            self.add(marker(*at, style.model_shape(item.model), 9, color, QColor(0, 0, 0), 1.0))
 
     def _arrow(self, item: pr.Arrow) -> None:
         seg = item.points
@@ -209,7 +209,7 @@ class MapView(PlotWithLegend):
     def _marker(self, item: pr.Marker) -> None:
         color = _role_color(item)
         if item.role == pr.MODEL:
-            self.add(marker(*item.at, "circle", 14 * item.size, color, QColor(0, 0, 0), 1.2))
+            self.add(marker(*item.at, style.model_shape(item.model), 14 * item.size, color, QColor(0, 0, 0), 1.2))
         elif item.shape == "star":
             self.add(marker(*item.at, "star", 24 * item.size, color, QColor(255, 255, 255)))
         else:

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 from PyQt6.QtGui import QColor
 
-# Ground truth is always this green; models take the palette in load order
-# (Okabe-Ito, distinguishable with colour-blindness, none of them green).
-TRUTH = QColor(0, 170, 80)
+from ..core import palette
+
+# Ground truth is always this green, the current view this blue, the target this red; models take
+# `core.palette` in load order (colour-blind safe, never one of these three), with a marker shape each.
+TRUTH = QColor(palette.TRUTH)
 TRUTH_HEX = TRUTH.name()
-_MODELS = ["#E69F00", "#0072B2", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#F0E442", "#7F7F7F"]
-VIEWPOINT = QColor(30, 120, 255)
-TARGET = QColor(230, 30, 30)
+VIEWPOINT = QColor(palette.VIEWPOINT)
+TARGET = QColor(palette.TARGET)
 MUTED = QColor(120, 120, 120)
+model_shape = palette.model_shape
 
 
 def model_color(index: int) -> QColor:
-    return QColor(_MODELS[index % len(_MODELS)])
+    return QColor(palette.model_color(index))
 
 
 def score_color(score: float) -> QColor:

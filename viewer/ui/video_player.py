@@ -8,14 +8,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtCore import QTimer
 from PyQt6.QtGui import QImage
-from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ..core.state import InspectorState
 from .image_pane import ImagePane
 from .images import array_to_qimage
 from .jobs import Jobs
+from .timeline import TimelineSlider
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -76,7 +77,7 @@ class VideoPlayer(QWidget):
         self.play_button = QToolButton(text="▶", toolTip="Play / pause (space)")
         self.back_button = QToolButton(text="◀|", toolTip="Previous frame (,)")
         self.next_button = QToolButton(text="|▶", toolTip="Next frame (.)")
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = TimelineSlider()            # marks where the target is seen (ui/timeline.py)
         self.slider.setRange(0, 0)
         self.speed = QComboBox(toolTip="Playback speed")
         for s in SPEEDS:

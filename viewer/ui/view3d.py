@@ -6,6 +6,8 @@ big mesh is drawn; the full mesh comes back when the view is still.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtGui import QColor
@@ -163,6 +165,10 @@ class View3DPanel(QWidget):
         for w in (self.reset_button, self.top_button):
             bar.addWidget(w)
         bar.addWidget(self.info, 1)
+        # The legend: what each colour is (the roles drawn, then each shown model in its palette colour).
+        self.legend = QLabel(objectName="legend3d")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        bar.addWidget(self.legend)
         self.message = QLabel("No scene.")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -309,6 +315,7 @@ class View3DPanel(QWidget):
         self._frame_item = None
         self._frustums = None
         ov = self.overlay
+        self.legend.setText(legend_html(ov, names))
         if ov is None:
             return
 
@@ -334,3 +341,22 @@ class View3DPanel(QWidget):
             elif isinstance(item, (pr.Arrow, pr.Segments)):
                 lines(item.points if isinstance(item, pr.Arrow) else item.segments, color, wide)
         self.set_frame(self._frame)
+
+
+_SHAPE_GLYPH = {"circle": "●", "square": "■", "triangle": "▲", "diamond": "◆"}
+
+
+def legend_html(ov: Overlay | None, names: list[str]) -> str:
+    """The 3D view's legend: truth, target and current view when drawn, then each model drawn, by name."""
+    if ov is None:
+        return ""
+    drawn = list(ov.drawn())
+    roles = {item.role for item in drawn}
+    parts = [f"<span style='color:{c.name()}'>━</span> {text}"
+             for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, "target"),
+                                   (pr.VIEWPOINT, style.VIEWPOINT, "current view")) if role in roles]
+    for m in sorted({item.model for item in drawn if item.role == pr.MODEL and item.model is not None}):
+        name = names[m] if m < len(names) else f"model {m + 1}"
+        parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span> "
+                     f"{html.escape(name)}")
+    return "&nbsp;&nbsp;".join(parts)

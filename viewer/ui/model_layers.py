@@ -1,0 +1,76 @@
+"""The model layers: each loaded model with a visibility check box, its colour and its marker shape.
+
+A hidden model (unchecked) leaves the map, the 3D view, the charts, the
+plots and every export: they draw `state.shown_results()` / `visible_models`.
+"""
+from __future__ import annotations
+
+from PyQt6.QtCore import QPointF, QRectF, Qt
+from PyQt6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
+from PyQt6.QtWidgets import QListWidget, QListWidgetItem
+
+from ..core.state import InspectorState
+from . import style
+
+
+def model_icon(index: int, size: int = 16) -> QIcon:
+    """The model's marker as the map and figures draw it: its shape, filled with its colour."""
+    pm = QPixmap(size, size)
+    pm.fill(QColor(0, 0, 0, 0))
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setBrush(style.model_color(index))
+    p.setPen(QPen(QColor(0, 0, 0), 1.2))
+    r = size / 2 - 1.5
+    c = QPointF(size / 2, size / 2)
+    shape = style.model_shape(index)
+    path = QPainterPath()
+    if shape == "square":
+        path.addRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+    elif shape == "triangle":
+        path.addPolygon(QPolygonF([QPointF(c.x(), c.y() - r), QPointF(c.x() + r, c.y() + r * 0.8),
+                                   QPointF(c.x() - r, c.y() + r * 0.8)]))
+        path.closeSubpath()
+    elif shape == "diamond":
+        path.addPolygon(QPolygonF([QPointF(c.x(), c.y() - r), QPointF(c.x() + r, c.y()),
+                                   QPointF(c.x(), c.y() + r), QPointF(c.x() - r, c.y())]))
+        path.closeSubpath()
+    else:
+        path.addEllipse(c, r, r)
+    p.drawPath(path)
+    p.end()
+    return QIcon(pm)
+
+
+class ModelLayersPanel(QListWidget):
+    def __init__(self, state: InspectorState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        self.itemChanged.connect(self._checked)
+        state.events.session.connect(self._fill)
+        state.events.models.connect(self._fill)
+        state.events.visible_models.connect(self._show_visible)
+
+    def _fill(self) -> None:
+        self.blockSignals(True)
+        self.clear()
+        for m, name in enumerate(self.state.models):
+            item = QListWidgetItem(model_icon(m), name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setToolTip(f"{name}: {style.model_color(m).name()} {style.model_shape(m)}; "
+                            "unchecked: left out of the map, 3D view, charts, plots and exports")
+            self.addItem(item)
+        self.blockSignals(False)
+        self._show_visible(self.state.visible_models)
+
+    def _show_visible(self, models) -> None:
+        self.blockSignals(True)
+        for m in range(self.count()):
+            self.item(m).setCheckState(Qt.CheckState.Checked if m in models else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
+
+    def _checked(self, item: QListWidgetItem) -> None:
+        m = self.row(item)
+        shown = item.checkState() == Qt.CheckState.Checked
+        models = self.state.visible_models
+        self.state.visible_models = frozenset(models | {m} if shown else models - {m})

@@ -1,0 +1,117 @@
+"""The video scrubber's marks: where the question's target is seen, its best frame, and the current view.
+
+`TimelineSlider` is the player's slider, painting the marks under its groove.
+`TimelineMarks` binds them to the state: from the release's `appear_frames` /
+`best_frame_idx` (`core.timeline`), else from ray-cast visibility when the
+scene is known (`render/target_frames.py`, run as a job so the GUI never
+waits); the current view's nearest video frame is marked too. B jumps to the
+best frame.
+"""
+from __future__ import annotations
+
+from PyQt6.QtCore import QPointF, QRect, Qt
+from PyQt6.QtGui import QColor, QPainter, QPen, QPolygonF
+from PyQt6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
+
+from ..core.state import InspectorState
+from ..core.timeline import TargetFrames, nearest_frame, release_target_frames
+from . import style
+
+SEEN = QColor(style.TARGET)
+BEST = QColor(style.TARGET).darker(140)
+VIEW = QColor(style.VIEWPOINT)
+
+
+class TimelineSlider(QSlider):
+    """A horizontal slider with marks: target-seen frames (thin red ticks), the best frame (a tall red tick)
+    and the current view's nearest frame (a blue triangle)."""
+
+    def __init__(self, parent=None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.seen: tuple[int, ...] = ()
+        self.best: int | None = None
+        self.view_frame: int | None = None
+        self.setMinimumHeight(26)
+
+    def set_marks(self, seen=(), best: int | None = None, view_frame: int | None = None) -> None:
+        self.seen, self.best, self.view_frame = tuple(seen), best, view_frame
+        self.update()
+
+    def frame_x(self, k: int) -> int:
+        """The x of frame k's tick, in widget pixels (as the handle would stand)."""
+        opt = QStyleOptionSlider()
+        self.initStyleOption(opt)
+        groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                             QStyle.SubControl.SC_SliderGroove, self)
+        handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                             QStyle.SubControl.SC_SliderHandle, self)
+        span = groove.width() - handle.width()
+        pos = QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), k, max(span, 1))
+        return groove.left() + handle.width() // 2 + pos
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.maximum() <= self.minimum():
+            return
+        p = QPainter(self)
+        h = self.height()
+        inside = [k for k in self.seen if self.minimum() <= k <= self.maximum()]
+        p.setPen(QPen(SEEN, 1))
+        for k in inside:
+            x = self.frame_x(k)
+            p.drawLine(x, h - 5, x, h - 1)
+        if self.best is not None and self.minimum() <= self.best <= self.maximum():
+            x = self.frame_x(self.best)
+            p.fillRect(QRect(x - 1, h - 9, 3, 9), BEST)
+        if self.view_frame is not None and self.minimum() <= self.view_frame <= self.maximum():
+            x = self.frame_x(self.view_frame)
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(VIEW)
+            p.drawPolygon(QPolygonF([QPointF(x - 4, 0), QPointF(x + 4, 0), QPointF(x, 6)]))
+        p.end()
+
+
+class TimelineMarks:
+    """Keeps the player's slider marks right for the state's question."""
+
+    def __init__(self, state: InspectorState, jobs, slider: TimelineSlider):
+        self.state, self.jobs, self.slider = state, jobs, slider
+        self.target: TargetFrames | None = None
+        self.view_frame: int | None = None
+        state.events.question.connect(self._clear)
+        state.events.session.connect(self._clear)
+        state.events.geometry.connect(self._geometry)
+
+    def _clear(self) -> None:
+        self.target, self.view_frame = None, None
+        self.slider.set_marks()
+
+    def _geometry(self, g) -> None:
+        q = self.state.current
+        self._clear()
+        if g is None or q is None or g.video is None:
+            return
+        self.view_frame = nearest_frame(g.video.poses, g.viewpoint.pose if g.viewpoint is not None else None)
+        n = len(g.video.poses) or None
+        self.target = release_target_frames(g.video.instances, q.target, n)
+        self._show()
+        if self.target is None and q.target and g.scene is not None:
+            from ..render.target_frames import ray_cast_target_frames
+            self.jobs.submit(ray_cast_target_frames, g.scene, g.video, q.target, lane="timeline", scope="question",
+                             label="finding the target in the video", done=self._ray_cast,
+                             failed=lambda _msg: None)
+
+    def _ray_cast(self, frames: TargetFrames | None) -> None:
+        self.target = frames
+        self._show()
+
+    def _show(self) -> None:
+        t = self.target
+        self.slider.set_marks(t.frames if t else (), t.best if t else None, self.view_frame)
+
+    def jump_to_best(self) -> str | None:
+        """Show the target's best frame; why not, when there is none."""
+        if self.target is None or self.target.best is None:
+            return "no frame of this video is known to show the target"
+        self.state.frame = self.target.best
+        return None
