@@ -47,7 +47,6 @@ def test_mp4_clip_has_the_requested_frames_and_size(tmp_path, capsys):
 def test_clip_shows_the_target_box_long_enough(tmp_path):
     """A 10 s clip holds the target's best frame with its box for >= 20 % of its frames, and the box is
     really painted there (this visual question's video has it burnt in too: the two coincide)."""
-    import numpy as np
 
     from viewer.core.session import Session
     from viewer.figures.canvas import ensure_gui_app, qimage_to_rgb

@@ -2,7 +2,7 @@
 import os
 
 import pytest
-from published_samples import EDIST_UID, ED_UID, FIXTURES, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
+from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
