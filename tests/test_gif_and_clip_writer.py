@@ -47,12 +47,13 @@ def test_odd_sizes_are_padded_and_said(tmp_path):
 
 
 def test_same_frames_give_the_same_bytes(tmp_path):
-    for name in ("a.mp4", "b.mp4"):
+    for name in ("a.mp4", "b.mp4", "c.mp4", "d.mp4"):
         w = open_clip_writer(tmp_path / name, 10, (96, 64))
         for f in _moving_square(12):
             w.write(f)
         w.close()
-    assert (tmp_path / "a.mp4").read_bytes() == (tmp_path / "b.mp4").read_bytes()
+    first = (tmp_path / "a.mp4").read_bytes()
+    assert all((tmp_path / n).read_bytes() == first for n in ("b.mp4", "c.mp4", "d.mp4"))
 
 
 def test_gif_round_trip_through_pillow(tmp_path):

@@ -2,7 +2,7 @@
 
 MP4s are H.264 in yuv420p with the index at the front (`+faststart`), which
 browsers and slide tools play, encoded by libx264 through PyAV with fixed
-settings (one thread, so the same frames give the same bytes). When PyAV is
+settings (one thread, no macroblock tree: the same frames give the same bytes). When PyAV is
 not installed, OpenCV's writer takes over and the writer's `note` names it
 and its codec, for the user to see; an OpenCV build without MP4 encoders
 writes Motion-JPEG AVI next to the requested name, also noted.
@@ -22,7 +22,9 @@ from .video import import_av, import_cv2
 
 SUFFIXES = (".mp4", ".avi", ".gif")
 # Quality for talks: visually clean text and maps at a few hundred kB per second of 720p.
-H264_OPTIONS = {"crf": "20", "preset": "medium", "threads": "1"}
+# One thread and no macroblock tree: with mbtree, libx264's lookahead makes a second encode in the
+# same process differ from the first (measured), and the demo must regenerate byte for byte.
+H264_OPTIONS = {"crf": "20", "preset": "medium", "threads": "1", "x264-params": "mbtree=0"}
 # OpenCV fallback: (fourcc, container suffix), tried in this order.
 MP4_CODECS: tuple[tuple[str, str], ...] = (("mp4v", ".mp4"), ("avc1", ".mp4"), ("MJPG", ".avi"))
 AVI_CODECS: tuple[tuple[str, str], ...] = (("MJPG", ".avi"), ("XVID", ".avi"))
