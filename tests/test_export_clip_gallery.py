@@ -36,7 +36,41 @@ def test_mp4_clip_has_the_requested_frames_and_size(tmp_path, capsys):
                  "--size", "320x180"]) == 0
     shapes = _frames(out)
     assert len(shapes) == 20 and set(shapes) == {(180, 320, 3)}
-    assert "20 frames, 320x180, mp4v" in capsys.readouterr().out
+    assert "20 frames, 320x180, h264" in capsys.readouterr().out
+    import av
+    with av.open(str(out)) as c:
+        s = c.streams.video[0]
+        assert (s.codec_context.name, s.codec_context.pix_fmt) == ("h264", "yuv420p")
+        assert sum(1 for _ in c.decode(s)) == 20
+
+
+def test_clip_shows_the_target_box_long_enough(tmp_path):
+    """A 10 s clip holds the target's best frame with its box for >= 20 % of its frames, and the box is
+    really painted there (this visual question's video has it burnt in too: the two coincide)."""
+
+    from viewer.core.session import Session
+    from viewer.figures.canvas import ensure_gui_app, qimage_to_rgb
+    from viewer.figures.clip_export import clip_focus, export_clip
+    from viewer.figures.layouts import prepare
+    from viewer.figures.story_frame import StoryPainter
+    from viewer.figures.theme import TALK_DARK
+    ensure_gui_app()
+    from viewer.core.release import load_release
+    release = load_release(DEMO)
+    s = prepare(Session(release, []), release.index[GP])
+    try:
+        result = export_clip(s, tmp_path / "t.mp4", 10, 15, (640, 360))
+        assert result.frames == 150 and result.target_frames >= 0.2 * result.frames
+        painter = StoryPainter(s)
+        focus = clip_focus(s, painter)
+        assert focus is not None
+        with_box = qimage_to_rgb(painter.image((640, 360), "video", focus.best, TALK_DARK, "", True))
+        without = qimage_to_rgb(painter.image((640, 360), "video", focus.best, TALK_DARK, "", False))
+        red = [((im[..., 0] > 200) & (im[..., 1] < 90) & (im[..., 2] < 90))[:, :320].sum()
+               for im in (with_box, without)]
+        assert red[0] >= red[1] and red[0] > 300
+    finally:
+        s.close()
 
 
 def test_gif_clip_of_a_choice_question(tmp_path):

@@ -1,71 +1,91 @@
-"""The GIF writer (our own LZW) decodes exactly in OpenCV; the clip writer falls back when codecs lack."""
+"""Clip files: H.264 MP4 through PyAV, GIF through Pillow, OpenCV only when PyAV is missing (and named)."""
 import numpy as np
 import pytest
 
 from viewer.core.diagnostics import UserError
-from viewer.render.clip_writer import open_clip_writer
-from viewer.render.gif_writer import GifWriter, lzw_encode, median_cut
-from viewer.render.video import import_cv2
+from viewer.render import clip_writer
+from viewer.render.clip_writer import open_clip_writer, open_cv2_writer
+from viewer.render.video import AvVideoReader, CvVideoReader, VideoReader
+
+av = pytest.importorskip("av")
+Image = pytest.importorskip("PIL.Image")
 
 
-def _read_gif(path):
-    cv2 = import_cv2()
-    if hasattr(cv2, "imreadanimation"):
-        ok, anim = cv2.imreadanimation(str(path))
-        assert ok
-        return [cv2.cvtColor(f[..., :3], cv2.COLOR_BGR2RGB) for f in anim.frames]
-    cap = cv2.VideoCapture(str(path))
-    out = []
-    while True:
-        ok, f = cap.read()
-        if not ok:
-            return out
-        out.append(cv2.cvtColor(f, cv2.COLOR_BGR2RGB))
+def _moving_square(n, w=96, h=64):
+    frames = []
+    for k in range(n):
+        f = np.full((h, w, 3), 30, np.uint8)
+        f[10:30, 4 + 3 * k: 24 + 3 * k] = (230, 40, 40)
+        frames.append(f)
+    return frames
 
 
-def _palette_frames(n_colors, shape, n_frames, seed=0):
-    """Frames of n_colors distinct colours at the centres of the writer's 5-bit colour cells, so
-    quantisation is exact and the decoded frames must equal the written ones."""
-    rng = np.random.default_rng(seed)
-    cells = rng.choice(32 ** 3, n_colors, replace=False)
-    colors = (np.stack([cells // 1024, cells // 32 % 32, cells % 32], axis=1) * 8 + 4).astype(np.uint8)
-    return [colors[rng.integers(0, n_colors, shape)] for _ in range(n_frames)], colors
+def test_mp4_is_h264_yuv420p_faststart_with_the_asked_frame_count(tmp_path):
+    path = tmp_path / "c.mp4"
+    w = open_clip_writer(path, 12, (96, 64))
+    for f in _moving_square(17):
+        w.write(f)
+    w.close()
+    assert (w.codec, w.note, w.frames) == ("h264", "", 17)
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        assert (s.codec_context.name, s.codec_context.pix_fmt) == ("h264", "yuv420p")
+        assert (s.codec_context.width, s.codec_context.height) == (96, 64)
+        assert sum(1 for _ in c.decode(s)) == 17
+        assert float(s.average_rate) == 12
+    head = path.read_bytes()[:4096]
+    assert head.find(b"moov") < head.find(b"mdat") or b"mdat" not in head     # +faststart: index first
 
 
-def test_gif_round_trip_is_exact_with_table_resets(tmp_path):
-    # 300x200 random pixels of 64 colours: the LZW table fills (4096 codes) and resets many times.
-    frames, colors = _palette_frames(64, (200, 300), 3)
-    frames[1] = frames[0].copy()                       # an unchanged frame
-    frames[2][50:60, 100:140] = colors[0]              # a small change: a sub-rectangle frame
+def test_odd_sizes_are_padded_and_said(tmp_path):
+    w = open_clip_writer(tmp_path / "o.mp4", 10, (95, 63))
+    w.write(np.zeros((63, 95, 3), np.uint8))
+    w.close()
+    assert "96x64" in w.note
+    with av.open(str(w.path)) as c:
+        assert (c.streams.video[0].codec_context.width, c.streams.video[0].codec_context.height) == (96, 64)
+
+
+def test_same_frames_give_the_same_bytes(tmp_path):
+    for name in ("a.mp4", "b.mp4", "c.mp4", "d.mp4"):
+        w = open_clip_writer(tmp_path / name, 10, (96, 64))
+        for f in _moving_square(12):
+            w.write(f)
+        w.close()
+    first = (tmp_path / "a.mp4").read_bytes()
+    assert all((tmp_path / n).read_bytes() == first for n in ("b.mp4", "c.mp4", "d.mp4"))
+
+
+def test_gif_round_trip_through_pillow(tmp_path):
     path = tmp_path / "a.gif"
-    w = GifWriter(str(path), (300, 200), fps=10, samples=frames)
+    frames = _moving_square(6)
+    frames.insert(3, frames[2].copy())                  # an unchanged frame merges into its predecessor
+    w = open_clip_writer(path, 10, (96, 64))
     for f in frames:
         w.write(f)
     w.close()
-    back = _read_gif(path)
-    assert len(back) == 3
-    for a, b in zip(back, frames):
-        assert a.shape == b.shape and np.array_equal(a, b)
-    data = path.read_bytes()
-    assert data[:6] == b"GIF89a" and data[-1:] == b";" and b"NETSCAPE2.0" in data
+    with Image.open(path) as im:
+        assert im.format == "GIF" and im.info.get("loop") == 0
+        durations, back = [], []
+        for k in range(im.n_frames):
+            im.seek(k)
+            durations.append(im.info["duration"])
+            back.append(np.asarray(im.convert("RGB")))
+    assert len(back) == 6 and durations == [100, 100, 200, 100, 100, 100]
+    distinct = [f for k, f in enumerate(frames) if k != 3]
+    for a, b in zip(back, distinct):
+        assert a.shape == b.shape and np.abs(a.astype(int) - b).max() <= 8
 
 
-def test_lzw_code_widths_grow_and_stay_in_bounds():
-    # A run long enough to pass 512, 1024 and 2048 codes; the encoding must be shorter than raw bytes.
-    flat = bytes([7]) * 100_000
-    enc = lzw_encode(flat)
-    assert 0 < len(enc) < 2000
-    assert lzw_encode(b"") and lzw_encode(b"\x01")
+def test_without_pyav_opencv_writes_and_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(clip_writer, "import_av", lambda: None)
+    w = open_clip_writer(tmp_path / "c.mp4", 10, (64, 48))
+    w.write(np.zeros((48, 64, 3), np.uint8))
+    w.close()
+    assert "PyAV is not installed" in w.note and "OpenCV" in w.note and w.codec in ("mp4v", "avc1", "MJPG")
 
 
-def test_median_cut_palette_holds_few_colours_exactly():
-    px = np.repeat(np.array([[255, 0, 0], [0, 255, 0], [0, 0, 255]], np.uint8), 100, axis=0)
-    pal = median_cut(px, 256)
-    for c in px[::100]:
-        assert (pal == c).all(axis=1).any()
-
-
-def test_mp4_falls_back_to_a_codec_that_opens(tmp_path):
+def test_opencv_fallback_tries_codecs_in_order(tmp_path):
     tried = []
 
     class Fake:
@@ -82,15 +102,30 @@ def test_mp4_falls_back_to_a_codec_that_opens(tmp_path):
         tried.append((path.suffix, fourcc))
         return Fake(path) if fourcc == "MJPG" else None   # an OpenCV without FFmpeg
 
-    w = open_clip_writer(tmp_path / "c.mp4", 10, (64, 48), opener=opener)
+    w = open_cv2_writer(tmp_path / "c.mp4", 10, (64, 48), opener=opener)
     w.write(np.zeros((48, 64, 3), np.uint8))
     w.close()
     assert tried == [(".mp4", "mp4v"), (".mp4", "avc1"), (".avi", "MJPG")]
     assert w.path == tmp_path / "c.avi" and w.codec == "MJPG"
-    assert "mp4v/avc1 not available" in w.note and "c.avi" in w.note
-
+    assert "OpenCV" in w.note and "mp4v/avc1 not available" in w.note and "c.avi" in w.note
     with pytest.raises(UserError, match="can write no video codec"):
-        open_clip_writer(tmp_path / "d.mp4", 10, (64, 48), opener=lambda *a: None)
+        open_cv2_writer(tmp_path / "d.mp4", 10, (64, 48), opener=lambda *a: None)
+
+
+def test_pyav_reader_matches_opencv_and_seeks_exactly(tmp_path):
+    path = tmp_path / "r.mp4"
+    w = open_clip_writer(path, 10, (96, 64))
+    for f in _moving_square(20):
+        w.write(f)
+    w.close()
+    r, cv = AvVideoReader(str(path)), CvVideoReader(str(path))
+    assert isinstance(VideoReader(str(path)), AvVideoReader)
+    assert (r.n_frames, r.fps, r.width, r.height) == (20, 10.0, 96, 64)
+    assert np.allclose(r.times, np.arange(20) / 10)
+    for k in (0, 13, 4, 19, 5, 6, 99):
+        assert np.array_equal(r.frame(k), cv.frame(k))
+    r.close()
+    cv.close()
 
 
 def test_clip_paths_that_cannot_be_written(tmp_path):

@@ -77,3 +77,24 @@ def test_menu_actions_and_exports(qtbot, make_inspector, tmp_path, demo):
     subject.close()
     assert window.talk.export_clip(str(tmp_path / "c.mp4"), seconds=1, fps=5, size=(160, 90))
     assert (tmp_path / "c.mp4").stat().st_size > 1000
+
+
+def test_clip_dialog_sets_length_size_fps_and_models(qtbot, make_inspector, tmp_path, demo):
+    window, state = _open_demo(make_inspector, demo)
+    state.visible_models = frozenset({0, 2})
+    opts = window.talk.clip_options()
+    assert [b.isChecked() for b in opts.model_boxes] == [True, False, True]
+    assert opts.seconds.value() == 10 and opts.fps.value() == 15 and opts.size() == (1280, 720)
+    opts.model_boxes[2].setChecked(False)
+    opts.size_box.setCurrentIndex(opts.size_box.count() - 1)
+    assert opts.models() == [0] and opts.size() == (640, 360)
+    assert window.talk.export_clip(str(tmp_path / "m.mp4"), 1, 5, opts.size(), opts.models(), "light")
+
+
+def test_default_save_folder_is_never_inside_the_app(make_inspector, demo, monkeypatch, tmp_path):
+    from viewer import assets
+    window, state = _open_demo(make_inspector, demo)
+    assert Path(window.talk._default_name(".mp4")).parent == Path(state.release_path).resolve().parent
+    monkeypatch.setattr(assets, "assets_dir", lambda: Path(state.release_path).parent)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Path(window.talk._default_name(".mp4")).parent == tmp_path

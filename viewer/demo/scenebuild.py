@@ -27,8 +27,8 @@ APPEAR_FILL = 0.25
 
 @dataclass(frozen=True)
 class DemoConfig:
-    width: int = 400                 # video and view size (published: 640x512; smaller keeps the demo small)
-    height: int = 320
+    width: int = 640                 # video and view size, as published
+    height: int = 512
     hfov_deg: float = 90.0
     # Dark instance outlines make mp4v (whose quality OpenCV cannot set) ~35 % larger;
     # shading alone keeps walls and furniture faces apart.

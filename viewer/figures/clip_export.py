@@ -1,9 +1,10 @@
 """A short clip of one question: the video beside the map, the camera moving, then the reveal.
 
-Frames follow `viewer.core.storyboard.plan_clip` (the video time-lapsed to
-fit, then the question's viewpoint, the answers, the truth), each painted by
-`StoryPainter` and written by `viewer.render.clip_writer` (OpenCV for MP4,
-our own writer for GIF). Progress is reported per frame; a cancelled export
+Frames follow `viewer.core.storyboard.plan_clip` (a title card, the video
+time-lapsed to fit but slowed and held where the target is best seen, then
+the question's viewpoint, the answers, the truth), each painted by
+`StoryPainter` and written by `viewer.render.clip_writer` (H.264 through
+PyAV, GIF through Pillow). Progress is reported per frame; a cancelled export
 leaves no partial file behind.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.diagnostics import UserError
-from ..core.storyboard import TRUTH, VIDEO, plan_clip
+from ..core.storyboard import VIDEO, ClipFocus, plan_clip
 from ..render.clip_writer import check_writable, open_clip_writer
 from .canvas import qimage_to_rgb
 from .layouts import Subject
@@ -38,6 +39,7 @@ class ClipResult:
     note: str                # e.g. which codec replaced an unavailable one
     frames: int
     size: tuple[int, int]
+    target_frames: int = 0   # frames showing the target's best frame with its box
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -65,24 +67,21 @@ def export_clip(subject: Subject, out: Path, seconds: float = 10.0, fps: float =
         raise UserError(f"no exploration video for {subject.story.uid!r}: {subject.media.frames_note}")
     if size is None:
         size = DEFAULT_GIF_SIZE if out.suffix.lower() == ".gif" else DEFAULT_SIZE
-    plan = plan_clip(seconds, fps, src.n_frames)
     painter = StoryPainter(subject)
+    plan = plan_clip(seconds, fps, src.n_frames, video_fps=src.fps or 10.0, focus=clip_focus(subject, painter))
     video_len = src.n_frames / src.fps if src.fps > 0 else 0.0
 
-    def render(stage: str, k: int | None):
+    def render(stage: str, k: int | None, target_box: bool):
         time_text = f"{k / src.fps:.1f} s / {video_len:.0f} s" if stage == VIDEO and src.fps > 0 else ""
-        return qimage_to_rgb(painter.image(size, stage, k, theme, time_text))
+        return qimage_to_rgb(painter.image(size, stage, k, theme, time_text, target_box))
 
-    samples = []
-    if out.suffix.lower() == ".gif":          # the GIF palette must suit the video and the reveal
-        samples = [render(VIDEO, 0), render(VIDEO, src.n_frames // 2), render(TRUTH, None)]
-    writer = open_clip_writer(out, fps, size, samples)
+    writer = open_clip_writer(out, fps, size)
     done = False
     try:
         for i, f in enumerate(plan):
             if cancelled is not None and cancelled():
                 raise ExportCancelled()
-            writer.write(render(f.stage, f.video_frame))
+            writer.write(render(f.stage, f.video_frame, f.target_box))
             if progress is not None:
                 progress(i + 1, len(plan))
         done = True
@@ -93,4 +92,18 @@ def export_clip(subject: Subject, out: Path, seconds: float = 10.0, fps: float =
                 os.remove(writer.path)
             except OSError:
                 pass
-    return ClipResult(writer.path, writer.codec, writer.note, writer.frames, size)
+    return ClipResult(writer.path, writer.codec, writer.note, writer.frames, size,
+                      sum(1 for f in plan if f.target_box))
+
+
+def clip_focus(subject: Subject, painter: StoryPainter) -> ClipFocus | None:
+    """The target's best frame and the frames it is in view, when the scene records them and the
+    frames shown are that video's (a question's own copy of it has the same frames)."""
+    found = painter.target_box()
+    src = subject.media.frames
+    if found is None or src is None or not 0 <= found[0] < src.n_frames:
+        return None
+    g = subject.media.geometry
+    rec = g.video.instances.get(subject.story.question.target) or {}
+    seen = tuple(int(k) for k in rec.get("appear_frames") or () if isinstance(k, int) and 0 <= k < src.n_frames)
+    return ClipFocus(found[0], seen)

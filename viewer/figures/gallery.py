@@ -112,7 +112,9 @@ def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) 
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     models = ", ".join(r.model for r in session.results) or "no predictions"
-    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), "GST-Bench: one question of each of the 12 tasks, "
+    n_all = len(session.release.benchmark.column_keys)
+    which = f"each of the {n_all} tasks" if len(tiles) == n_all else f"{len(tiles)} of the {n_all} tasks"
+    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), f"GST-Bench: one question of {which}, "
               f"with the ground truth and each model's answer and score ({models})",
               _header_font(theme),
               theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)

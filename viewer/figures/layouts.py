@@ -25,6 +25,7 @@ from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
 from . import theme as th
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
+from .charts import chart_painter
 from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import (
     paint_answers,
@@ -109,13 +110,14 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     q_h = min(paint_question_height(pp, inner, s, theme), theme.font_px * 4.2)
     pp.end()
     entries = answer_legend(s.story)
+    chart = chart_painter(s) if not s.is_choice and s.map_q is None else None
     if s.is_choice:
         body_h = inner * 0.82
-    else:
-        img = s.map_q
-        aspect = img.height() / img.width() if img is not None else 0.8
-        body_h = inner * aspect
+    elif s.map_q is not None:
+        body_h = inner * s.map_q.height() / s.map_q.width()
         entries += map_legend(s.media.overlay, EVERYTHING, None, {})
+    else:                          # no map: the answer chart, or nothing (the layout closes up)
+        body_h = inner * 0.5 if chart is not None else 0.0
     leg_h = legend_height(entries, inner, theme)
     top = m + title_height(theme) + theme.font_px * 0.6
     height = int(top + q_h + theme.font_px * 0.6 + body_h + leg_h + theme.font_px * 0.8 + m)
@@ -126,8 +128,10 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
         body = QRectF(m, top + q_h + theme.font_px * 0.6, inner, body_h)
         if s.is_choice:
             paint_options(p, body, s.options_q, s.media.option_notes, s.story, theme)
-        else:
+        elif s.map_q is not None:
             paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note, mask=full)
+        elif chart is not None:
+            chart(p, body, theme)
         paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
         paint_question(p, QRectF(m, top, inner, q_h), s.story, theme, scale=1.0)
         paint_legend(p, QRectF(m, body.bottom() + theme.font_px * 0.8, inner, leg_h), entries, theme)
@@ -143,15 +147,42 @@ def paint_question_height(p: QPainter, width: float, s: Subject, theme: Theme) -
 
 
 # ----------------------------------------------------------------- panel
+def panel_parts(s: Subject) -> dict[str, str]:
+    """What each slot of the panel shows; a slot with nothing to show is absent and the layout closes up.
+
+    strip: video frames; view: the current view or the target's best frame;
+    middle: the options, the map, or the chart the answer kind names (dial,
+    bars); question and answers always.
+    """
+    parts = {"title": "title", "question": "question", "answers": "answers"}
+    if s.strip():
+        parts["strip"] = "frames"
+    if s.view_q is not None:
+        parts["view"] = "current view"
+    elif s.best_frame() is not None and dict(s.strip()).get(s.best_frame()) is not None:
+        parts["view"] = "best frame"
+    if s.is_choice:
+        if any(o is not None for o in s.options_q):
+            parts["middle"] = "options"
+    elif s.map_q is not None:
+        parts["middle"] = "map"
+    elif chart_painter(s) is not None:
+        parts["middle"] = "chart:" + s.story.kind.chart
+    return parts
+
+
 def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: int = 900
                  ) -> tuple[tuple[int, int], Paint]:
-    """Video strip on top; current view and question | map or options | answers and scores."""
+    """Video strip on top; current view and question | map, chart or options | answers and scores."""
     m = theme.font_px * 1.5
     gap = theme.font_px * 1.5
     inner = width - 2 * m
+    parts = panel_parts(s)
     strip_frames_ = s.strip()
     fps = s.media.frames.fps if s.media.frames is not None else 0.0
-    note = s.media.frames.note if s.media.frames is not None else s.media.frames_note
+    note = s.media.frames.note if s.media.frames is not None else ""
+    middle = parts.get("middle")
+    chart = chart_painter(s) if middle and middle.startswith("chart:") else None
 
     def paint(p: QPainter) -> None:
         full = QRectF(0, 0, width, height)
@@ -162,44 +193,50 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
         label = "Exploration video" + (f" ({n} frames, {n / fps:.0f} s; {len(strip_frames_)} shown)"
                                        if n and fps else "")
         strip_top = y
-        y += theme.font_px * 1.5
-        strip_h = height * 0.2
-        y += strip_h + (theme.font_px * 1.0 if note else 0) + gap * 0.8
+        if "strip" in parts:
+            y += theme.font_px * 1.5
+            strip_h = height * 0.2
+            y += strip_h + (theme.font_px * 1.0 if note else 0) + gap * 0.8
         body_h = height - m - y
-        c1 = inner * 0.27
-        c3 = inner * 0.27
-        c2 = inner - c1 - c3 - 2 * gap
+        if middle is not None:
+            c1 = inner * 0.27
+            c3 = inner * 0.27
+            c2 = inner - c1 - c3 - 2 * gap
+        else:                      # nothing in the middle: the two columns share the width
+            c1 = c3 = (inner - gap) / 2
+            c2 = -gap
         x2, x3 = m + c1 + gap, m + c1 + c2 + 2 * gap
         entries = map_legend(s.media.overlay, EVERYTHING, "ground truth",
-                             {a.index: a.name for a in s.story.answers})
-        leg_h = legend_height(entries, c2, theme)
-        if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
+                             {a.index: a.name for a in s.story.answers}) if middle == "map" else []
+        leg_h = legend_height(entries, c2, theme) if entries else 0.0
+        if middle == "map":        # first: it masks what spills outside the map (see paint_map)
             paint_map(p, QRectF(x2, y, c2, body_h - leg_h - theme.font_px * 0.5), s.map_q, s.media.overlay, theme,
                       EVERYTHING, s.media.map_note, mask=full)
         paint_title(p, QRectF(m, m, inner, th_), s.story, theme)
-        draw_text(p, QRectF(m, strip_top, inner, theme.font_px * 1.4), label, theme.font(0.85, bold=True),
-                  theme.muted, wrap=False)
-        paint_strip(p, QRectF(m, strip_top + theme.font_px * 1.5, inner, strip_h), strip_frames_, fps, theme,
-                    s.best_frame(), note)
-        # Column 1: the current view (if the question has one), then the question.
+        if "strip" in parts:
+            draw_text(p, QRectF(m, strip_top, inner, theme.font_px * 1.4), label, theme.font(0.85, bold=True),
+                      theme.muted, wrap=False)
+            paint_strip(p, QRectF(m, strip_top + theme.font_px * 1.5, inner, strip_h), strip_frames_, fps, theme,
+                        s.best_frame(), note)
+        # Column 1: the current view (or the target where the model saw it best), then the question.
         qy = y
-        image, caption = s.view_q, "Current view"
-        if image is None and s.best_frame() is not None and strip_frames_:
-            # No current view (GP tasks): the target where the model saw it best.
-            image = dict(strip_frames_).get(s.best_frame())
-            caption = "The target (red box) in the video"
-        if not s.is_choice:
+        if "view" in parts:
+            image, caption = s.view_q, "Current view"
+            if image is None:      # no current view (GP tasks): the target in its best frame
+                image, caption = dict(strip_frames_).get(s.best_frame()), "The target (red box) in the video"
             head = theme.font_px * 1.4
             draw_text(p, QRectF(m, y, c1, head), caption, theme.font(0.85, bold=True), theme.muted, wrap=False)
             view_h = min(c1 * 0.8, body_h * 0.55)
             draw_image(p, QRectF(m, y + head, c1, view_h), image, theme, s.media.view_note)
             qy = y + head + view_h + theme.font_px
         paint_question(p, QRectF(m, qy, c1, y + body_h - qy), s.story, theme, scale=1.0)
-        # Column 2: the map with its legend, or the options.
-        if s.is_choice:
+        # Column 2: the map with its legend, the answer chart, or the options.
+        if middle == "options":
             paint_options(p, QRectF(x2, y, c2, body_h), s.options_q, s.media.option_notes, s.story, theme)
-        else:
+        elif middle == "map":
             paint_legend(p, QRectF(x2, y + body_h - leg_h, c2, leg_h), entries, theme)
+        elif chart is not None:
+            chart(p, QRectF(x2, y, c2, body_h), theme)
         # Column 3: the answers and their scores.
         draw_text(p, QRectF(x3, y, c3, theme.font_px * 1.4), "Answers", theme.font(0.85, bold=True), theme.muted,
                   wrap=False)

@@ -15,8 +15,9 @@ import dataclasses
 from PyQt6.QtCore import QRectF, Qt
 from PyQt6.QtGui import QFontMetricsF, QImage, QPainter
 
-from ..core.storyboard import ANSWER, QUESTION, STAGE_TITLES, TRUTH, VIDEO, layers_at
-from .canvas import draw_image, draw_text, rgb_to_qimage
+from ..core.storyboard import ANSWER, QUESTION, STAGE_TITLES, TITLE, TRUTH, VIDEO, best_frame, layers_at
+from . import theme as th
+from .canvas import draw_image, draw_text, pen, rgb_to_qimage
 from .layouts import Subject
 from .map_painter import LegendEntry, answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import paint_options, paint_title, title_height
@@ -79,6 +80,45 @@ class StoryPainter:
             return self._best, "the exploration video, four moments"
         return None, s.media.view_note or s.media.frames_note
 
+    def target_box(self) -> tuple[int, list[float]] | None:
+        """(best frame, its box in video pixels) of the question's target, when the scene records it."""
+        g, target = self.s.media.geometry, self.s.story.question.target
+        if g is None or g.video is None or not target:
+            return None
+        k, box = best_frame(g.video.instances, target)
+        return None if k is None or box is None else (k, box)
+
+    def paint_target_box(self, p: QPainter, placed: QRectF, t: Theme) -> None:
+        """The target's box on the video frame drawn at `placed` (the held best frame)."""
+        src, found = self.s.media.frames, self.target_box()
+        img = self.video_image(found[0]) if found is not None else None
+        if img is None or src is None:
+            return
+        x0, y0, x1, y1 = found[1]
+        sx, sy = placed.width() / img.width(), placed.height() / img.height()
+        p.setPen(pen(th.TARGET, t.w(2.5)))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(QRectF(placed.left() + x0 * sx, placed.top() + y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy))
+
+    def paint_title_card(self, p: QPainter, rect: QRectF, t: Theme) -> None:
+        """The clip's first moment: the task, the question and the models compared."""
+        s = self.s
+        p.fillRect(rect, t.background)
+        m = rect.width() * 0.08
+        inner = rect.adjusted(m, rect.height() * 0.16, -m, -rect.height() * 0.1)
+        fm = QFontMetricsF(t.font(1.6, bold=True))
+        y = inner.top()
+        draw_text(p, QRectF(inner.left(), y, inner.width(), fm.height() * 1.2), f"{s.story.key}  ·  {s.story.title}",
+                  t.font(1.6, bold=True), t.text, Qt.AlignmentFlag.AlignHCenter, wrap=False)
+        y += fm.height() * 1.8
+        y += draw_text(p, QRectF(inner.left(), y, inner.width(), inner.height() * 0.45), s.story.sentence,
+                       t.font(1.05), t.text, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        y += t.font_px * 1.4
+        names = [a.name for a in s.story.answers]
+        models = ("Models: " + ", ".join(names)) if names else "No model answers loaded"
+        draw_text(p, QRectF(inner.left(), y, inner.width(), inner.bottom() - y), models, t.font(0.95, bold=True),
+                  t.muted, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+
     def legend(self, stage: str, frame: int | None) -> list[LegendEntry]:
         s = self.s
         layers = layers_at(s.story.key, s.story.kind, stage, frame)
@@ -91,9 +131,13 @@ class StoryPainter:
 
     # -------------------------------------------------------------- frame
     def paint(self, p: QPainter, rect: QRectF, stage: str, frame: int | None, theme: Theme,
-              time_text: str = "") -> None:
+              time_text: str = "", target_box: bool = False) -> None:
+        """One moment; `target_box`: draw the target's recorded box on the video frame (held best frame)."""
         s = self.s
         t = scaled_theme(theme, rect.height())
+        if stage == TITLE:
+            self.paint_title_card(p, rect, t)
+            return
         p.fillRect(rect, t.background)
         m = t.font_px * 0.9
         inner = QRectF(rect.left() + m, rect.top() + m, rect.width() - 2 * m, rect.height() - 2 * m)
@@ -124,7 +168,11 @@ class StoryPainter:
                 caption = "exploration video (rendered from the scene: no video file)"
         else:
             img, caption = self.looked_at()
-        draw_image(p, QRectF(left.left(), left.top(), left.width(), left.height() - cap_h), img, t, caption)
+        if stage == VIDEO and target_box:
+            caption = "the target (red box), best seen here"
+        placed = draw_image(p, QRectF(left.left(), left.top(), left.width(), left.height() - cap_h), img, t, caption)
+        if stage == VIDEO and target_box and img is not None:
+            self.paint_target_box(p, placed, t)
         draw_text(p, QRectF(left.left(), left.bottom() - cap_h, left.width(), cap_h), caption, t.font(0.75),
                   t.muted, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, wrap=False)
         if s.is_choice:
@@ -136,13 +184,13 @@ class StoryPainter:
         paint_legend(p, QRectF(inner.left(), y + sentence_h, inner.width(), leg_h), entries, t)
 
     def image(self, size: tuple[int, int], stage: str, frame: int | None, theme: Theme,
-              time_text: str = "") -> QImage:
+              time_text: str = "", target_box: bool = False) -> QImage:
         img = QImage(size[0], size[1], QImage.Format.Format_RGB888)
         p = QPainter(img)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        self.paint(p, QRectF(0, 0, size[0], size[1]), stage, frame, theme, time_text)
+        self.paint(p, QRectF(0, 0, size[0], size[1]), stage, frame, theme, time_text, target_box)
         p.end()
         return img
 

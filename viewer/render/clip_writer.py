@@ -1,9 +1,13 @@
-"""Writing a clip's frames to a file: OpenCV for MP4 (with a codec fallback), our GIF writer for GIF.
+"""Writing a clip's frames to a file: PyAV (H.264) for MP4, Pillow for GIF, OpenCV only as a fallback.
 
-OpenCV wheels differ in which encoders they carry: builds without FFmpeg
-have only OpenCV's own Motion-JPEG AVI writer. MP4 codecs are tried in
-order; when none opens, the clip is written as Motion-JPEG AVI next to the
-requested name and the writer's `note` says so, for the user to see.
+MP4s are H.264 in yuv420p with the index at the front (`+faststart`), which
+browsers and slide tools play, encoded by libx264 through PyAV with fixed
+settings (one thread, no macroblock tree: the same frames give the same bytes). When PyAV is
+not installed, OpenCV's writer takes over and the writer's `note` names it
+and its codec, for the user to see; an OpenCV build without MP4 encoders
+writes Motion-JPEG AVI next to the requested name, also noted.
+GIFs are written by Pillow: each frame quantised to its own palette,
+identical consecutive frames merged into one longer frame.
 """
 from __future__ import annotations
 
@@ -14,13 +18,16 @@ from typing import Callable
 import numpy as np
 
 from ..core.diagnostics import UserError
-from .gif_writer import GifWriter
-from .video import import_cv2
+from .video import import_av, import_cv2
 
-# (fourcc, container suffix), tried in this order.
+SUFFIXES = (".mp4", ".avi", ".gif")
+# Quality for talks: visually clean text and maps at a few hundred kB per second of 720p.
+# One thread and no macroblock tree: with mbtree, libx264's lookahead makes a second encode in the
+# same process differ from the first (measured), and the demo must regenerate byte for byte.
+H264_OPTIONS = {"crf": "20", "preset": "medium", "threads": "1", "x264-params": "mbtree=0"}
+# OpenCV fallback: (fourcc, container suffix), tried in this order.
 MP4_CODECS: tuple[tuple[str, str], ...] = (("mp4v", ".mp4"), ("avc1", ".mp4"), ("MJPG", ".avi"))
 AVI_CODECS: tuple[tuple[str, str], ...] = (("MJPG", ".avi"), ("XVID", ".avi"))
-SUFFIXES = (".mp4", ".avi", ".gif")
 
 
 def check_writable(path: Path) -> Path:
@@ -39,7 +46,7 @@ def check_writable(path: Path) -> Path:
 
 
 class ClipWriter:
-    """`write(rgb)` frames of `size`; `close()`; `path` and `codec` say what was written."""
+    """`write(rgb)` frames of `size`; `close()`; `path`, `codec` and `note` say what was written."""
 
     def __init__(self, path: Path, codec: str, note: str, sink, close: Callable[[], None]):
         self.path, self.codec, self.note = path, codec, note
@@ -54,6 +61,73 @@ class ClipWriter:
         self._close()
 
 
+# ------------------------------------------------------------------ PyAV
+def open_av_writer(path: Path, fps: float, size: tuple[int, int], codec: str = "libx264",
+                   options: dict[str, str] | None = None) -> ClipWriter:
+    """An H.264 (or `codec`) writer through PyAV. Odd sides are padded by one edge pixel:
+    yuv420p stores colour per 2x2 block."""
+    av = import_av()
+    from fractions import Fraction
+    w, h = size
+    ew, eh = w + w % 2, h + h % 2
+    rate = Fraction(fps).limit_denominator(1001)
+    container = av.open(str(path), "w", options={"movflags": "+faststart"} if path.suffix == ".mp4" else {})
+    try:
+        stream = container.add_stream(codec, rate=rate, options=dict(H264_OPTIONS if codec == "libx264" else {},
+                                                                     **(options or {})))
+        stream.width, stream.height = ew, eh
+        stream.pix_fmt = "yuvj420p" if codec == "mjpeg" else "yuv420p"
+        stream.codec_context.thread_count = 1
+    except Exception:
+        container.close()
+        raise
+
+    def sink(rgb: np.ndarray) -> None:
+        if rgb.shape[:2] != (eh, ew):
+            rgb = np.pad(rgb, ((0, eh - rgb.shape[0]), (0, ew - rgb.shape[1]), (0, 0)), mode="edge")
+        for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")):
+            container.mux(packet)
+
+    def close() -> None:
+        try:
+            for packet in stream.encode():
+                container.mux(packet)
+        finally:
+            container.close()
+
+    note = f"size padded to {ew}x{eh} (H.264 needs even sides)" if (ew, eh) != (w, h) else ""
+    return ClipWriter(path, "h264" if codec == "libx264" else codec, note, sink, close)
+
+
+# ---------------------------------------------------------------- Pillow
+class GifWriter:
+    """Frames kept as palette images (a quarter of RGB's memory) and written by Pillow at close."""
+
+    def __init__(self, path: Path, fps: float):
+        from PIL import Image
+        self._Image = Image
+        self.path = path
+        self.duration_ms = max(20, int(round(1000 / fps)))   # browsers slow anything shorter to 100 ms
+        self._frames: list = []
+
+    def write(self, rgb: np.ndarray) -> None:
+        img = self._Image.fromarray(np.ascontiguousarray(rgb[..., :3]), "RGB")
+        self._frames.append(img.quantize(256, method=self._Image.Quantize.MEDIANCUT,
+                                         dither=self._Image.Dither.NONE))
+
+    def close(self) -> None:
+        if not self._frames:
+            return
+        first, *rest = self._frames
+        try:
+            first.save(self.path, format="GIF", save_all=True, append_images=rest, duration=self.duration_ms,
+                       loop=0, optimize=True, disposal=1)
+        except OSError as e:
+            raise UserError(f"{self.path}: cannot write ({e.strerror or e})") from None
+        self._frames = []
+
+
+# ---------------------------------------------------------------- OpenCV
 def _cv2_opener(path: Path, fourcc: str, fps: float, size: tuple[int, int]):
     cv2 = import_cv2()
     w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), float(fps), tuple(size))
@@ -63,20 +137,10 @@ def _cv2_opener(path: Path, fourcc: str, fps: float, size: tuple[int, int]):
     return w
 
 
-def open_clip_writer(path: Path, fps: float, size: tuple[int, int], samples: list[np.ndarray] = (),
-                     opener=_cv2_opener) -> ClipWriter:
-    """A writer for `path` (.mp4, .avi or .gif). `opener(path, fourcc, fps, size)` -> writer or
-    None is OpenCV's VideoWriter; tests pass one that imitates builds without FFmpeg."""
-    path = check_writable(path)
+def open_cv2_writer(path: Path, fps: float, size: tuple[int, int], opener=_cv2_opener) -> ClipWriter:
+    """OpenCV's writer, codecs tried in order; the note names OpenCV and any codec substituted.
+    `opener(path, fourcc, fps, size)` -> writer or None; tests imitate builds without FFmpeg."""
     suffix = path.suffix.lower()
-    if suffix not in SUFFIXES:
-        raise UserError(f"{path}: unknown clip format {suffix or '(none)'}; use .mp4 or .gif (or .avi)")
-    if suffix == ".gif":
-        try:
-            gif = GifWriter(str(path), size, fps, samples)
-        except OSError as e:
-            raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
-        return ClipWriter(path, "gif", "", gif.write, gif.close)
     tried = []
     for fourcc, container in (MP4_CODECS if suffix == ".mp4" else AVI_CODECS):
         target = path if container == suffix else path.with_suffix(container)
@@ -87,12 +151,35 @@ def open_clip_writer(path: Path, fps: float, size: tuple[int, int], samples: lis
             tried.append(fourcc)
             continue
         cv2 = import_cv2()
-        note = ""
+        note = f"PyAV is not installed: wrote {target.name} with OpenCV's {fourcc} writer"
         if tried:
-            note = (f"{'/'.join(tried)} not available in this OpenCV build; "
-                    f"wrote {target.name} with {fourcc}")
+            note += f" ({'/'.join(tried)} not available in this OpenCV build)"
         return ClipWriter(target, fourcc, note,
                           lambda rgb, w=w, cv2=cv2: w.write(cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)),
                           w.release)
-    raise UserError(f"{path}: this OpenCV build can write no video codec (tried {', '.join(tried)}); "
-                    "write a .gif instead")
+    raise UserError(f"{path}: PyAV is not installed and this OpenCV build can write no video codec "
+                    f"(tried {', '.join(tried)}); install PyAV (pip install av) or write a .gif")
+
+
+def open_clip_writer(path: Path, fps: float, size: tuple[int, int]) -> ClipWriter:
+    """A writer for `path`: .mp4 (H.264) or .avi (Motion-JPEG) through PyAV, OpenCV when PyAV is
+    missing; .gif through Pillow."""
+    path = check_writable(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise UserError(f"{path}: unknown clip format {suffix or '(none)'}; use .mp4 or .gif (or .avi)")
+    if suffix == ".gif":
+        gif = GifWriter(path, fps)
+        return ClipWriter(path, "gif", "", gif.write, gif.close)
+    av = import_av()
+    if av is None:
+        return open_cv2_writer(path, fps, size)
+    codec, note = ("libx264" if suffix == ".mp4" else "mjpeg"), ""
+    if codec == "libx264" and "libx264" not in av.codecs_available:
+        codec, note = "mpeg4", "this PyAV build has no H.264 encoder (libx264): wrote MPEG-4 Part 2"
+    try:
+        writer = open_av_writer(path, fps, size, codec)
+    except av.FFmpegError as e:
+        raise UserError(f"{path}: cannot write ({e})") from None
+    writer.note = "; ".join(n for n in (note, writer.note) if n)
+    return writer

@@ -7,12 +7,14 @@ the actions in its menus.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PyQt6.QtCore import QObject, Qt, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -21,6 +23,9 @@ from PyQt6.QtWidgets import (
     QFormLayout,
     QMessageBox,
     QProgressDialog,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
 from ..core.diagnostics import UserError
@@ -54,6 +59,49 @@ class FigureOptions(QDialog):
         form.addRow(buttons)
 
 
+CLIP_SIZES = ((1280, 720), (1920, 1080), (960, 540), (800, 450), (640, 360))
+
+
+class ClipOptions(QDialog):
+    """Length, size, frame rate, theme and the models a clip compares (the visible ones checked)."""
+
+    def __init__(self, model_names: list[str], visible: set[int], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export clip")
+        self.seconds = QDoubleSpinBox(minimum=2.0, maximum=120.0, value=10.0, singleStep=1.0, suffix=" s")
+        self.fps = QSpinBox(minimum=5, maximum=60, value=15, suffix=" fps")
+        self.size_box = QComboBox()
+        for w, h in CLIP_SIZES:
+            self.size_box.addItem(f"{w} × {h}", (w, h))
+        self.theme_box = QComboBox()
+        for key, label in (("dark", "dark (talks)"), ("light", "light"), ("paper", "paper")):
+            self.theme_box.addItem(label, key)
+        self.model_boxes: list[QCheckBox] = []
+        models = QWidget()
+        column = QVBoxLayout(models)
+        column.setContentsMargins(0, 0, 0, 0)
+        for i, name in enumerate(model_names):
+            box = QCheckBox(name, checked=i in visible)
+            self.model_boxes.append(box)
+            column.addWidget(box)
+        form = QFormLayout(self)
+        form.addRow("Length", self.seconds)
+        form.addRow("Size", self.size_box)
+        form.addRow("Frame rate", self.fps)
+        form.addRow("Theme", self.theme_box)
+        form.addRow("Models", models if model_names else QWidget())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def models(self) -> list[int]:
+        return [i for i, box in enumerate(self.model_boxes) if box.isChecked()]
+
+    def size(self) -> tuple[int, int]:
+        return self.size_box.currentData()
+
+
 class TalkActions(QObject):
     message = pyqtSignal(str)             # for the status bar
 
@@ -79,24 +127,36 @@ class TalkActions(QObject):
         return [self.figure_action, self.clip_action, self.gallery_action]
 
     # ------------------------------------------------------------ helpers
-    def _subject(self, frames: bool = True):
+    def _subject(self, frames: bool = True, models: list[int] | None = None):
         if self.state.current is None:
             self.message.emit("select a question first")
             return None
-        return self._subject_of(self.state.question, frames)
+        return self._subject_of(self.state.question, frames, models)
 
-    def _subject_of(self, qi: int, frames: bool = True):
+    def _subject_of(self, qi: int, frames: bool = True, models: list[int] | None = None):
         from ..figures.layouts import prepare
         s = self.state
         # The figure shows the map the window shows, when the user chose one.
         source = s.map_source if qi == s.question else None
-        return prepare(s.session, qi, sorted(s.visible_models), s.scenes, self.assets, frames=frames,
-                       map_source=source)
+        return prepare(s.session, qi, sorted(s.visible_models) if models is None else models, s.scenes,
+                       self.assets, frames=frames, map_source=source)
+
+    def _save_folder(self) -> Path:
+        """Beside the release, unless the release is the app's own (bundled demo): then the user's home."""
+        from ..assets import assets_dir
+        release = Path(self.state.release_path or ".").resolve()
+        try:
+            inside_app = release.is_relative_to(assets_dir().resolve())
+        except (OSError, ValueError):
+            inside_app = False
+        if inside_app or not os.access(release.parent, os.W_OK):
+            pictures = Path.home() / "Pictures"
+            return pictures if pictures.is_dir() else Path.home()
+        return release.parent
 
     def _default_name(self, suffix: str) -> str:
         uid = self.state.uid or "figure"
-        folder = Path(self.state.release_path or ".").parent
-        return str(folder / f"{uid[:80]}{suffix}")
+        return str(self._save_folder() / f"{uid[:80]}{suffix}")
 
     def _fail(self, message: str) -> None:
         self.message.emit(message)
@@ -135,14 +195,26 @@ class TalkActions(QObject):
         return True
 
     # --------------------------------------------------------------- clip
+    def clip_options(self) -> ClipOptions:
+        session = self.state.session
+        names = [r.model for r in session.results] if session is not None else []
+        return ClipOptions(names, set(self.state.visible_models), self.window)
+
     def choose_clip(self) -> None:
+        opts = self.clip_options()
+        if opts.exec() != QDialog.DialogCode.Accepted:
+            return
         path, _ = QFileDialog.getSaveFileName(self.window, "Export clip", self._default_name(".mp4"), CLIP_FILTER)
         if path:
-            self.export_clip(path)
+            self.export_clip(path, opts.seconds.value(), float(opts.fps.value()), opts.size(), opts.models(),
+                             opts.theme_box.currentData())
 
-    def export_clip(self, path: str, seconds: float = 10.0, fps: float = 15.0, size=None) -> bool:
+    def export_clip(self, path: str, seconds: float = 10.0, fps: float = 15.0, size=None,
+                    models: list[int] | None = None, theme: str = "dark") -> bool:
+        """`models`: the models the clip compares (default: the visible ones)."""
         from ..figures.clip_export import ExportCancelled, export_clip
-        subject = self._subject()
+        from ..figures.theme import THEMES
+        subject = self._subject(models=models)
         if subject is None:
             return False
         dlg = self._progress("Writing the clip…", int(round(seconds * fps)))
@@ -152,7 +224,7 @@ class TalkActions(QObject):
             dlg.setValue(done)
             QApplication.processEvents()
         try:
-            result = export_clip(subject, Path(path), seconds, fps, size, progress=progress,
+            result = export_clip(subject, Path(path), seconds, fps, size, THEMES[theme], progress=progress,
                                  cancelled=dlg.wasCanceled)
         except ExportCancelled:
             self.message.emit("clip export cancelled; nothing written")
