@@ -308,3 +308,11 @@ def test_a_read_only_database_is_said_when_opened(tmp_path):
     s = FlagStore(path)
     assert s.readonly and "read-only" in s.problem
     s.close()
+
+
+def test_import_skips_a_row_with_a_lone_surrogate(store, tmp_path):
+    """JSON may escape a lone surrogate ("\\ud800"); SQLite cannot store it (found by tests/test_fuzz.py)."""
+    path = tmp_path / "flags.json"
+    path.write_text('{"flags": [{"uid": "q1", "verdict": "ok", "note": "a\\ud800b"}, {"uid": "q2", "verdict": "ok"}]}')
+    changed, diags = import_flags(store, path)
+    assert set(store.all()) == {"q2"} and [d.code for d in diags] == ["flags.not_text"]

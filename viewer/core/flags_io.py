@@ -67,6 +67,14 @@ def read_flag_file(path: str | Path, diags: Diagnostics) -> list[tuple[int | Non
         raise UserError(f"{path}:{reader.line_num}: not a readable CSV row ({e})") from None
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def import_flags(store: FlagStore, path: str | Path) -> tuple[int, Diagnostics]:
     """Apply an exported file in one transaction; returns the number of changes made and the
     problems of the rows left out (each named by its line or record number)."""
@@ -81,6 +89,10 @@ def import_flags(store: FlagStore, path: str | Path) -> tuple[int, Diagnostics]:
             diags.error(f"{', '.join(bad)} of {row['uid']} must be text, got "
                         f"{', '.join(type(row[k]).__name__ for k in bad)}; skipped", path, where,
                         code="flags.not_text")
+            continue
+        if not all(_utf8(v) for v in row.values() if isinstance(v, str)):
+            diags.error(f"a text of {row['uid']!r} holds a lone surrogate, which no file or database can store; "
+                        "skipped", path, where, code="flags.not_text")
             continue
         verdict = row.get("verdict") or None
         if verdict is not None and verdict not in VERDICTS:
