@@ -111,3 +111,37 @@ def test_render_command_and_bad_input(tmp_path, capsys):
     assert main(["render", str(DEMO), "--uid", UIDS["angle"], "--out", str(out), "--layout", "3d",
                  "--camera", "frame:99999"]) == 2
     assert "no usable pose" in capsys.readouterr().err
+
+
+def test_a_figure_fits_every_circle_and_a_dark_map_has_no_white_sheet():
+    """issue 17: distance circles were cut at the map's edge; the dark theme kept the map's white margin."""
+    import numpy as np
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QImage, QPainter
+
+    from viewer.core import primitives as pr
+    from viewer.figures.canvas import qimage_to_rgb, rgb_to_qimage
+    from viewer.figures.map_painter import paint_map, shown_box
+    from viewer.figures.theme import PAPER, TALK_DARK
+    ov = pr.Overlay(200, 100)
+    t = np.linspace(0, 2 * np.pi, 90)
+    ov.add(pr.Polyline(pr.TRUTH, None, (pr.L_TRUTH,), pr.Z_TRUTH_LINE,
+                       points=np.stack([100 + 80 * np.cos(t), 50 + 80 * np.sin(t)], axis=1)))
+    assert shown_box(ov) == pytest.approx((0.0, -30.0, 200.0, 130.0), abs=0.05)   # grown, by 30 % at most
+    rgb = np.full((100, 200, 3), 255, np.uint8)
+    rgb[20:80, 40:160] = (150, 110, 70)                       # the rooms; white around them
+    for theme in (PAPER, TALK_DARK):
+        out = QImage(400, 400, QImage.Format.Format_RGB32)
+        out.fill(theme.background)
+        p = QPainter(out)
+        where = paint_map(p, QRectF(0, 0, 400, 400), rgb_to_qimage(rgb), ov, theme)
+        p.end()
+        assert where.height() > 200 * 1.5                     # 160 map rows shown instead of 100
+        pixels = qimage_to_rgb(out)
+        top = int(where.top())
+        assert (pixels[top + 1:top + 40] != pixels[top + 1:top + 40][0, 0]).any()   # the circle's top
+        if theme is TALK_DARK:
+            corner = pixels[int(where.center().y()), int(where.left()) + 3]
+            assert tuple(corner) == (TALK_DARK.panel.red(), TALK_DARK.panel.green(), TALK_DARK.panel.blue())
+            room = pixels[int(where.center().y()), int(where.center().x()) - 50]
+            assert tuple(room) == (150, 110, 70)              # the rooms keep their colours

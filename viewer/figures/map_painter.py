@@ -38,12 +38,17 @@ class LegendEntry:
 
 
 class _Map:
-    """Map pixels -> figure coordinates for one drawn map."""
+    """Map pixels -> figure coordinates for one drawn map: the map pixel box `box` fitted in `rect`."""
 
-    def __init__(self, rect: QRectF, width: int, height: int):
-        self.s = min(rect.width() / width, rect.height() / height)
-        self.ox = rect.center().x() - width * self.s / 2
-        self.oy = rect.center().y() - height * self.s / 2
+    def __init__(self, rect: QRectF, box: tuple[float, float, float, float]):
+        x0, y0, x1, y1 = box
+        self.s = min(rect.width() / (x1 - x0), rect.height() / (y1 - y0))
+        self.ox = rect.center().x() - (x0 + x1) / 2 * self.s
+        self.oy = rect.center().y() - (y0 + y1) / 2 * self.s
+
+    def rect(self, x0: float, y0: float, x1: float, y1: float) -> QRectF:
+        a, b = self.pts([[x0, y0], [x1, y1]])
+        return QRectF(QPointF(*a), QPointF(*b))
 
     def pts(self, a: np.ndarray) -> np.ndarray:
         return np.asarray(a, float) * self.s + (self.ox, self.oy)
@@ -81,10 +86,17 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
     painted over in the background colour everywhere but on the map. Paint
     the map first and the rest of the figure after it.
     """
-    where = draw_image(p, rect, image, theme, message)
     if image is None or image.isNull() or ov is None:
-        return where
-    m = _Map(where, ov.width, ov.height)
+        return draw_image(p, rect, image, theme, message)
+    box = shown_box(ov)
+    m = _Map(rect, box)
+    where = m.rect(*box)                             # the map and what its answers reach beyond it
+    if theme.dark:
+        image = on_dark(image, theme.panel)
+    if box != (0.0, 0.0, float(ov.width), float(ov.height)):
+        # A wide distance circle: the map shrinks to fit it, on the map's own background colour.
+        p.fillRect(where, theme.panel if theme.dark else image.pixelColor(0, 0))
+    p.drawImage(m.rect(0, 0, ov.width, ov.height), image)
     p.save()
     p.setClipRect(where)
     for item in pr.flatten(ov.drawn(layers.visible()), _DRAW):
@@ -100,6 +112,38 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
         inside.addRect(where)
         p.fillPath(outside.subtracted(inside), theme.background)
     return where
+
+
+# How far beyond the map (a share of its size, each side) the figure may reach to show a whole circle.
+FIT_MARGIN = 0.3
+
+
+def shown_box(ov: Overlay) -> tuple[float, float, float, float]:
+    """The map pixel box a figure shows: the map, grown to the answers drawn beyond it, within FIT_MARGIN."""
+    w, h = float(ov.width), float(ov.height)
+    ext = ov.extent()
+    if ext is None:
+        return (0.0, 0.0, w, h)
+    x0, y0, x1, y1 = ext
+    return (max(min(0.0, x0), -FIT_MARGIN * w), max(min(0.0, y0), -FIT_MARGIN * h),
+            min(max(w, x1), (1 + FIT_MARGIN) * w), min(max(h, y1), (1 + FIT_MARGIN) * h))
+
+
+def on_dark(image: QImage, colour: QColor) -> QImage:
+    """The map with its empty surroundings (near-white, reaching the border) in `colour`: a dark slide
+    shows the rooms, not a white sheet around them. The rooms themselves keep their colours."""
+    from scipy import ndimage
+
+    from .canvas import qimage_to_rgb, rgb_to_qimage
+    rgb = qimage_to_rgb(image)
+    light = (rgb >= 245).all(axis=2)
+    labels, _ = ndimage.label(light)
+    border = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    outside = np.isin(labels, border[border > 0])
+    if not outside.any():
+        return image
+    rgb[outside] = (colour.red(), colour.green(), colour.blue())
+    return rgb_to_qimage(rgb)
 
 
 def role_color(item) -> QColor:
