@@ -145,3 +145,23 @@ def test_a_figure_fits_every_circle_and_a_dark_map_has_no_white_sheet():
             assert tuple(corner) == (TALK_DARK.panel.red(), TALK_DARK.panel.green(), TALK_DARK.panel.blue())
             room = pixels[int(where.center().y()), int(where.center().x()) - 50]
             assert tuple(room) == (150, 110, 70)              # the rooms keep their colours
+
+
+def test_3d_stills_read_like_the_map_and_lay_the_path_on_the_floor():
+    import numpy as np
+
+    from viewer.core import primitives as pr
+    from viewer.render.still_camera import choose_pose, map_up_direction, on_the_floor
+    # A map whose up is world +x (rotated a quarter turn): the overview looks along +x.
+    W = np.array([[0.0, -20.0, 100.0], [-20.0, 0.0, 300.0]])
+    up = map_up_direction(W)
+    np.testing.assert_allclose(up / np.linalg.norm(up), [1.0, 0.0], atol=1e-12)
+    pose = choose_pose("overview", pr.Overlay(), ([0, 0, 0], [10, 6, 3]), map_up=up)
+    forward = pose[:3, 2]
+    assert forward[0] > 0.4 and abs(forward[1]) < 1e-9           # looking north, as the map shows it
+    path = pr.Polyline(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH, points=np.array([[0, 0, 1.5], [1, 1, 1.5]]))
+    ray = pr.Arrow(pr.TRUTH, None, (pr.L_TRUTH,), pr.Z_TRUTH_ARROW, points=np.array([[0, 0, 1.5], [1, 0, 1.5]]))
+    ov = pr.Overlay(items=[path, ray])
+    low = on_the_floor(ov, floor_z=0.0)
+    assert np.allclose(low.items[0].points[:, 2], 0.02) and np.allclose(low.items[1].points[:, 2], 1.5)
+    assert np.allclose(path.points[:, 2], 1.5)                   # the overlay given is left as it was

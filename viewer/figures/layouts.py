@@ -248,7 +248,7 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
 def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, width: int = 1280,
                  pixels: float = 1.0) -> tuple[tuple[int, int], Paint]:
     """A ray-cast still of the scene with the overlay lines; `pixels` = render resolution factor."""
-    from ..render.still_camera import choose_pose, render_still
+    from ..render.still_camera import choose_pose, map_up_direction, on_the_floor, render_still
     g = s.media.geometry
     if g is None or g.scene is None or s.media.overlay3d is None:
         raise UserError(f"--layout 3d: question {s.story.uid!r} has no scene metadata "
@@ -261,12 +261,17 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
     m = theme.font_px * 1.5
     inner = width - 2 * m
     img_h = inner * 9 / 16
+    # The overview turned as the question's map is, north up.
+    map_up = map_up_direction(g.topdown.world_to_pixel) if g.topdown is not None else None
     pose = choose_pose(camera, s.media.overlay3d, mesh.bounds(),
                        g.viewpoint.pose if g.viewpoint is not None else None,
-                       g.video.poses if g.video is not None else None, aspect=16 / 9)
+                       g.video.poses if g.video is not None else None, aspect=16 / 9, map_up=map_up)
     w_px = int(round(inner * pixels))
     # Answers standing on the floor stand on the mesh's floor.
-    overlay = scene_overlay_3d(s.story.question, s.qi, s.media.results_shown, g, floor_z=float(mesh.bounds()[0][2]))
+    floor_z = float(mesh.bounds()[0][2])
+    overlay = scene_overlay_3d(s.story.question, s.qi, s.media.results_shown, g, floor_z=floor_z)
+    if camera != "overview":
+        overlay = on_the_floor(overlay, floor_z)
     still = render_still(caster, overlay, pose, w_px, int(round(w_px * 9 / 16)))
     image = rgb_to_qimage(still.image)
     entries = answer_legend(s.story) + still_legend(still, None, {})

@@ -103,12 +103,18 @@ def polyline_segments(points: np.ndarray) -> np.ndarray:
 
 
 def choose_pose(camera: str, overlay: Overlay, bounds, viewpoint_pose=None, video_poses=None,
-                aspect: float = 16 / 9) -> np.ndarray:
-    """The camera named by `camera` ("overview", "query" or "frame:K"); UserError when it cannot be."""
+                aspect: float = 16 / 9, map_up=None) -> np.ndarray:
+    """The camera named by `camera` ("overview", "query" or "frame:K"); UserError when it cannot be.
+
+    The overview looks along `map_up` (the world direction that is up on the question's top-down map)
+    when given, so the still reads like the 2D map beside it; else over the current view's shoulder.
+    """
     lo, hi = bounds
     if camera == "overview":
         toward = None
-        if viewpoint_pose is not None:
+        if map_up is not None and np.isfinite(map_up).all() and np.linalg.norm(map_up) > 1e-9:
+            toward = np.asarray(map_up, float)
+        elif viewpoint_pose is not None:
             f = np.asarray(viewpoint_pose)[:3, 2]
             toward = f[:2] if np.linalg.norm(f[:2]) > 1e-6 else None
         return overview_pose(lo, hi, toward, aspect=aspect)
@@ -138,6 +144,30 @@ def _brighten(color: np.ndarray, depth: np.ndarray) -> np.ndarray:
     out = color.astype(np.float32)
     out[hit] *= gain
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def map_up_direction(world_to_pixel) -> np.ndarray | None:
+    """The world ground direction that points up (towards pixel row 0) on a map with this affine."""
+    if world_to_pixel is None:
+        return None
+    W = np.asarray(world_to_pixel, float)[:, :2]
+    if abs(np.linalg.det(W)) < 1e-12:
+        return None
+    return np.linalg.solve(W, [0.0, -1.0])
+
+
+def on_the_floor(overlay: Overlay, floor_z: float) -> Overlay:
+    """The overlay with the video's path laid on the floor: seen from eye level, a path at camera
+    height is a bar across the horizon."""
+    from dataclasses import replace
+    out = Overlay(overlay.width, overlay.height, legend=overlay.legend, notes=overlay.notes)
+    for item in overlay.items:
+        if isinstance(item, pr.Polyline) and item.role == pr.PATH:
+            pts = np.array(item.points, float)
+            pts[:, 2] = floor_z + 0.02
+            item = replace(item, points=pts)
+        out.items.append(item)
+    return out
 
 
 def render_still(raycaster, overlay: Overlay, pose: np.ndarray, width: int, height: int,
