@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from itertools import repeat
-from operator import attrgetter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -253,7 +253,6 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         from .vsi_release import refuse_mixed
         refuse_mixed(len(records), where[:1], vsi_records)
 
-    n = len(records)
     uids = list(map(_UID, records))
     scene_of = [s if type(s) is str else "" for s in map(_SCENE, records)]
     tasks = list(map(_TASK, records))

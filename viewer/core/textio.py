@@ -192,7 +192,7 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
 
 
 def _decoders(types: tuple) -> list:
-    import msgspec                # lazily: loading a release is the only place that needs it
+    import msgspec  # lazily: loading a release is the only place that needs it
     return [msgspec.json.Decoder(list[t]) for t in (*types, Any)]
 
 
