@@ -91,7 +91,8 @@ def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     lines.append("")
     lines.append(f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
-                 f"{counts['info']} info; {report.rays_cast:,} rays cast in {report.seconds:.1f} s")
+                 f"{counts['info']} info; {report.rays_cast:,} rays cast (for {report.rays_covered:,} samples) "
+                 f"in {report.seconds:.1f} s")
     return "\n".join(lines)
 
 

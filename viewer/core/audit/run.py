@@ -43,7 +43,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     findings: list[Finding] = []
     gathered: dict[str, list] = {}
     problems: list[str] = []
-    rays = 0
+    rays = covered = 0
     scene_checks = [c for c in chosen if SCENE in c.needs]
     if scene_checks:
         by_scene: dict[str, list] = {}
@@ -66,6 +66,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 gathered.setdefault(check_id, []).extend(items)
             problems += part.problems
             rays += part.rays_cast
+            covered += part.rays_covered
     audit = ReleaseAuditor(release, list(results), findings, tally, gathered,
                            images=images() if images is not None else None)
     for c in chosen:
@@ -76,7 +77,8 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     scene_of = {q.uid: q.scene for q in questions}
     findings.sort(key=lambda f: (f.uid is not None, natural_key(scene_of.get(f.uid or "", "")),
                                  f.uid or "", rank[f.check]))
-    return AuditReport(findings, tally, [c.id for c in chosen], problems, rays, time.perf_counter() - started)
+    return AuditReport(findings, tally, [c.id for c in chosen], problems, rays, time.perf_counter() - started,
+                       covered)
 
 
 def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
@@ -105,7 +107,7 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
     if auditor.visibility_note:
         problems.append(f"warning: {auditor.visibility_note}")
-    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast)
+    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast, auditor.rays_covered)
 
 
 def _run_scenes(jobs: list[tuple], workers: int | None):
