@@ -101,7 +101,10 @@ class SceneVisibility:
         self._index = {iid: i for i, iid in enumerate(mesh.instance_ids)}
         self.caster = Raycaster(mesh)
         self.rays_cast = 0
-        self.rays_covered = 0          # the rays casting every sample would have taken (rays_cast <= this)
+        # The rays casting every sample of each distinct camera once would take (what the audit cast before it
+        # restricted rays to targets' boxes); rays_cast is what it casts.
+        self.rays_covered = 0
+        self._covered: set[bytes] = set()
         self._boxes: dict[int, np.ndarray | None] = {}
 
     def index(self, instance_id: str) -> int | None:
@@ -125,7 +128,7 @@ class SceneVisibility:
             rects[iid] = (self._grid_rects(box, pose, intrinsics, stride, h, w)[0][0] if box is not None
                           else np.zeros(4, np.int64))
         cells = sum(int((r[1] - r[0]) * (r[3] - r[2])) for r in rects.values())
-        self.rays_covered += h * w
+        self._cover(pose, stride, h * w)
         if cells >= h * w:
             whole = self.caster.instance_map(pose[0], intrinsics, stride)
             self.rays_cast += whole.size
@@ -185,7 +188,7 @@ class SceneVisibility:
         h, w = self.caster.grid_shape(intrinsics, stride)
         poses = np.asarray(poses, float).reshape(-1, 4, 4)
         counts = np.zeros(len(poses), np.int64)
-        self.rays_covered += int(np.isfinite(poses).all(axis=(1, 2)).sum()) * h * w
+        self._cover(poses, stride, int(np.isfinite(poses).all(axis=(1, 2)).sum()) * h * w)
         box = self._instance_box(i) if i is not None else None
         if box is None:
             return counts, h * w
@@ -206,6 +209,13 @@ class SceneVisibility:
             if counts.max() / (h * w) >= min_fraction:
                 break
         return counts, h * w
+
+    def _cover(self, poses: np.ndarray, stride: int, samples: int) -> None:
+        """Count `samples` into rays_covered the first time these cameras are asked about."""
+        key = poses.tobytes() + bytes([stride % 256])
+        if key not in self._covered:
+            self._covered.add(key)
+            self.rays_covered += samples
 
     def _instance_box(self, i: int) -> np.ndarray | None:
         """(2, 3) world AABB of instance i's triangles; None when it has none."""
