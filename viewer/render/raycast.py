@@ -72,7 +72,7 @@ class Raycaster:
     """Casts camera rays into one SceneMesh; the BVH is built once, here."""
 
     def __init__(self, scene_mesh: SceneMesh):
-        import open3d as o3d  # heavy; only when something is rendered
+        o3d = import_open3d()  # heavy; only when something is rendered
 
         self.mesh = scene_mesh
         self._scene = o3d.t.geometry.RaycastingScene()
@@ -268,6 +268,24 @@ class Raycaster:
                                    + r[:, 2]).reshape(-1, 3)
             at += n
         return self.instance_of(self.cast(rays)["primitive_ids"])
+
+def import_open3d():
+    """open3d, without the browser plotting it imports on the way (plotly and dash: half a second per process,
+    for `draw_plotly`, which gst-viewer never calls). The packaged app does the same in rthook_open3d.py."""
+    import sys
+    import types
+    name = "open3d.visualization.draw_plotly"
+    if "open3d" not in sys.modules and name not in sys.modules:
+        stand_in = types.ModuleType(name)
+
+        def not_loaded(*args, **kwargs):
+            raise ImportError("gst-viewer does not load open3d's plotly drawing (plotly, dash)")
+
+        stand_in.get_plotly_fig = stand_in.draw_plotly = stand_in.draw_plotly_server = not_loaded
+        sys.modules[name] = stand_in
+    import open3d
+    return open3d
+
 
 _POOL = None
 
