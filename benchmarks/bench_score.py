@@ -145,8 +145,12 @@ def interleaved_medians(a, b, repeats: int) -> tuple[float, float]:
     return statistics.median(ta), statistics.median(tb)
 
 
-# Peak memory of a child process: it reports its own ru_maxrss on its last stderr line.
-_PEAK = "import resource, sys; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+# Peak memory of a child process, on its last stderr line: VmHWM (this process image's own high-water mark;
+# ru_maxrss would carry over the parent's across fork and exec).
+_PEAK = ("import resource, sys\n"
+         "try:\n    kb = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
+         "except (OSError, IndexError, ValueError):\n    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+         "print(kb, file=sys.stderr)")
 
 
 def child_env() -> dict:
@@ -172,7 +176,8 @@ def cli_code(*args) -> str:
 def reference_code(tasks: Path, release: Path, preds: list[Path]) -> str:
     script = ROOT / "benchmarks" / "score_reference.py"
     argv = [str(tasks), str(release), *map(str, preds)]
-    return f"import runpy, sys; sys.argv = [{str(script)!r}, *{argv!r}]; runpy.run_path({str(script)!r})"
+    return (f"import runpy, sys; sys.argv = [{str(script)!r}, *{argv!r}]; "
+            f"runpy.run_path({str(script)!r}, run_name='__main__')")
 
 
 def interleaved_children(codes: dict[str, str], repeats: int) -> dict[str, list[tuple[float, float]]]:
