@@ -17,6 +17,7 @@ import argparse
 import logging
 import os
 import uuid
+import warnings
 from typing import Any, Callable, Iterator
 
 from .core.diagnostics import UserError
@@ -73,7 +74,10 @@ class DaskExecutor:
         from distributed import as_completed
         run = uuid.uuid4().hex[:8]
         task_keys = [f"gst-{getattr(fn, '__name__', 'job')}-{run}-{k}-{i}" for i, k in enumerate(keys)]
-        futures = self.client.map(fn, *zip(*jobs), key=task_keys, retries=RETRIES, pure=False) if jobs else []
+        with warnings.catch_warnings():
+            # Each task carries its scene's questions: a large graph is what this work is, not a slip.
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            futures = self.client.map(fn, *zip(*jobs), key=task_keys, retries=RETRIES, pure=False) if jobs else []
         name_of = {f.key: k for f, k in zip(futures, keys)}
         try:
             for fut in as_completed(futures, loop=self.client.loop):
