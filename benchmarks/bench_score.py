@@ -1,18 +1,26 @@
 """End-to-end scoring speed: load a release, read 22 prediction files, parse, score.
 
-Run by hand: `.venv/bin/python benchmarks/bench_score.py`. Prints medians.
+Run by hand: `.venv/bin/python benchmarks/bench_score.py [--quick]`. Prints medians.
 
-Cases (issue 2):
-  * paper size: 2,762 questions x 22 prediction files, end to end, against a
-    plain per-row Python reference loop doing the same work in the same run;
-  * training-set size: loading a 200,000-question release.
+Cases (issues 2 and 18):
+  * paper size: 2,762 questions x 22 prediction files, against the plain
+    per-row Python reference (benchmarks/score_reference.py, standard library
+    only), in this process and whole-process (`gst-viewer score --json` against
+    `python score_reference.py`, each a fresh interpreter, interleaved);
+  * training-set size, 200,000 questions: loading (time and peak memory, each
+    in a fresh process), `score` with 2 models whole-process and the share of
+    the analytic random row, and a prediction log whose lines carry the whole
+    question (as lmms-eval's do) read streamed: its peak memory against its size.
+Subprocesses run with bytecode caching on (as an installed package has it),
+whatever PYTHONDONTWRITEBYTECODE says here.
 """
 from __future__ import annotations
 
+import argparse
 import json
-import math
-import re
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,8 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import score_reference  # noqa: E402
+
+from viewer.core.evaluate import random_baseline  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 from viewer.core.session import open_session  # noqa: E402
 from viewer.core.tasks import COLUMNS  # noqa: E402
@@ -100,59 +113,12 @@ def make_predictions(folder: Path, recs: list[dict], models: int, rng: np.random
 
 
 # ------------------------------------------------------------- the reference
-_NUM = re.compile(r"([-\u2212\u2013]?)(\d+(?:\.\d*)?|\.\d+)")
-
-
 def reference_loop(release_dir: Path, pred_paths: list[Path]) -> dict:
-    """The straightforward implementation: one record, one parse, one score at a time."""
-    questions = {}
-    with open(release_dir / "questions.jsonl", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                q = json.loads(line)
-                questions[q["uid"]] = q
-    kinds = {c.task: (c.key, c.kind_name) for c in COLUMNS}
-    out = {}
-    for p in pred_paths:
-        per_col: dict[str, list[float]] = {}
-        with open(p, encoding="utf-8") as f:
-            for line in f:
-                rec = json.loads(line)
-                q = questions.get(rec["uid"])
-                if q is None:
-                    continue
-                key, at = kinds[q["task"]]
-                pred, truth = rec["prediction"], q["answer"]
-                per_col.setdefault(key, []).append(_reference_score(at, pred, truth))
-        out[p.stem] = {k: 100 * sum(v) / len(v) for k, v in per_col.items()}
-    return out
+    """The per-row reference (benchmarks/score_reference.py), in this process."""
+    return score_reference.reference_loop(TASK_KINDS, release_dir, pred_paths)
 
 
-def _reference_number(text):
-    m = _NUM.search(str(text))
-    return None if not m else (-1 if m.group(1) else 1) * float(m.group(2))
-
-
-def _reference_score(at, pred, truth) -> float:
-    if at == "choice":
-        m = re.search(r"\b([A-D])\b", pred)
-        return float(bool(m) and m.group(1) == truth)
-    if at == "point":
-        nums_p = [float(x) for x in re.findall(r"\d+", pred)[:2]]
-        nums_t = [float(x) for x in re.findall(r"\d+", truth)[:2]]
-        if len(nums_p) < 2:
-            return 0.0
-        d = math.dist(nums_p, nums_t)
-        return sum(d <= t for t in (100, 150, 200, 250, 300)) / 5
-    p, g = _reference_number(pred), _reference_number(truth)
-    if p is None:
-        return 0.0
-    if at == "angle":
-        d = abs(p - g) % 360
-        e = min(d, 360 - d)
-        return sum(e <= t for t in (15, 30, 45)) / 3
-    r = abs(p - g) / g
-    return sum(r <= 1 - th + 1e-9 for th in [0.5 + 0.05 * k for k in range(10)]) / 10
+TASK_KINDS = {c.task: (c.key, c.kind_name) for c in COLUMNS}
 
 
 def ours(release_dir: Path, pred_paths: list[Path]) -> dict:
@@ -179,13 +145,75 @@ def interleaved_medians(a, b, repeats: int) -> tuple[float, float]:
     return statistics.median(ta), statistics.median(tb)
 
 
+# Peak memory of a child process, on its last stderr line: VmHWM (this process image's own high-water mark;
+# ru_maxrss would carry over the parent's across fork and exec).
+_PEAK = ("import resource, sys\n"
+         "try:\n    kb = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
+         "except (OSError, IndexError, ValueError):\n    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+         "print(kb, file=sys.stderr)")
+
+
+def child_env() -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def run_child(code: str) -> tuple[float, float]:
+    """(wall seconds, peak MB) of `python -c code` in a fresh process."""
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code + "\n" + _PEAK], env=child_env(), check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return time.perf_counter() - t, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def cli_code(*args) -> str:
+    """`gst-viewer ARGS` as child code, exit status ignored (missing media makes score warn)."""
+    return (f"import sys; sys.argv = ['gst-viewer', *{[str(a) for a in args]!r}]\n"
+            "from viewer.cli import main\nmain()")
+
+
+def reference_code(tasks: Path, release: Path, preds: list[Path]) -> str:
+    script = ROOT / "benchmarks" / "score_reference.py"
+    argv = [str(tasks), str(release), *map(str, preds)]
+    return (f"import runpy, sys; sys.argv = [{str(script)!r}, *{argv!r}]; "
+            f"runpy.run_path({str(script)!r}, run_name='__main__')")
+
+
+def interleaved_children(codes: dict[str, str], repeats: int) -> dict[str, list[tuple[float, float]]]:
+    out: dict[str, list[tuple[float, float]]] = {k: [] for k in codes}
+    for _ in range(repeats):
+        for k, code in codes.items():
+            out[k].append(run_child(code))
+    return out
+
+
+def med(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+def write_log_predictions(path: Path, recs: list[dict], rng: np.random.Generator) -> None:
+    """An lmms-eval style log: every line carries the question (its doc) beside the answer."""
+    with open(path, "w", encoding="utf-8") as f:
+        for i, r in enumerate(recs):
+            f.write(json.dumps({"doc_id": i, "doc": r, "resps": [["A"]], "filtered_resps": ["A"],
+                                "target": r["answer"], "arguments": [r["texts"], r["texts"]]},
+                               ensure_ascii=False) + "\n")
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, no training-size prediction log")
+    args = ap.parse_args()
+    repeats = 5 if args.quick else 9
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         paper = tmp / "paper"
         recs = make_release(paper, 2762, rng)
         preds = make_predictions(paper, recs, 22, rng)
+        tasks = tmp / "tasks.json"
+        tasks.write_text(json.dumps(TASK_KINDS))
 
         # Same numbers from both implementations, or the comparison means nothing.
         a = ours(paper, preds)["models"]["model_00"]["columns"]
@@ -196,18 +224,48 @@ def main() -> None:
 
         # Interleaved, so a slow spell of this shared machine hits both alike.
         t_ours, t_ref = interleaved_medians(lambda: ours(paper, preds),
-                                            lambda: reference_loop(paper, preds), 9)
+                                            lambda: reference_loop(paper, preds), repeats)
         n = 2762 * 22
-        print(f"paper size, 22 x 2,762 = {n:,} predictions, end to end (median of 9, interleaved):")
-        print(f"  gst-viewer score  {t_ours * 1000:8.1f} ms   ({n / t_ours:,.0f} predictions/s)")
-        print(f"  per-row reference {t_ref * 1000:8.1f} ms")
-        print(f"  speed-up          {t_ref / t_ours:8.2f} x")
+        print(f"paper size, 22 x 2,762 = {n:,} predictions (median of {repeats}, interleaved):")
+        print(f"  in process:    gst-viewer score {t_ours * 1000:7.1f} ms   per-row reference {t_ref * 1000:7.1f} ms"
+              f"   speed-up {t_ref / t_ours:5.2f} x")
+        codes = {"ours": cli_code("score", paper, *preds, "--json"),
+                 "reference": reference_code(tasks, paper, preds),
+                 "python+numpy": "import numpy"}
+        for code in codes.values():          # warm the file cache and the bytecode cache
+            run_child(code)
+        runs = interleaved_children(codes, repeats)
+        w_ours, w_ref, w_np = (med(runs[k])[0] for k in ("ours", "reference", "python+numpy"))
+        print(f"  whole process: gst-viewer score {w_ours * 1000:7.1f} ms   per-row reference {w_ref * 1000:7.1f} ms"
+              f"   speed-up {w_ref / w_ours:5.2f} x   (python -c 'import numpy' alone: {w_np * 1000:.0f} ms)")
 
         big = tmp / "train"
-        make_release(big, 200_000, rng)
+        big_recs = make_release(big, 200_000, rng)
+        big_preds = make_predictions(big, big_recs, 2, rng)
         size = (big / "questions.jsonl").stat().st_size / 1024**2
-        t_big = median_time(lambda: load_release(big), 3)
-        print(f"training size, 200,000 questions ({size:.0f} MB): load median of 3 = {t_big:.2f} s")
+        load = [run_child(f"from viewer.core.release import load_release; load_release({str(big)!r})")
+                for _ in range(3)]
+        t_load, peak_load = med(load)
+        print(f"training size, 200,000 questions ({size:.0f} MB), each in a fresh process, median of 3:")
+        print(f"  load_release        {t_load:6.2f} s (with interpreter start)   peak {peak_load:6.0f} MB")
+        score = [run_child(cli_code("score", big, *big_preds, "--json")) for _ in range(3)]
+        t_score, peak_score = med(score)
+        release = load_release(big)
+        t = time.perf_counter()
+        random_baseline(release)
+        t_random = time.perf_counter() - t
+        print(f"  score, 2 models     {t_score:6.2f} s whole process             peak {peak_score:6.0f} MB")
+        print(f"  random row          {t_random:6.2f} s = {100 * t_random / t_score:.1f} % of the score run")
+        if not args.quick:
+            log = big / "model_log.jsonl"
+            write_log_predictions(log, big_recs, rng)
+            log_mb = log.stat().st_size / 1024**2
+            code = f"from viewer.core.predictions import load_predictions; load_predictions({str(log)!r})"
+            _, base = run_child(f"from viewer.core.predictions import load_predictions; "
+                                f"load_predictions({str(big_preds[0])!r})")
+            t_log, peak_log = run_child(code)
+            print(f"  prediction log      {log_mb:6.0f} MB read streamed in {t_log:.2f} s: peak {peak_log:.0f} MB "
+                  f"(a {big_preds[0].stat().st_size / 1024**2:.0f} MB plain file of the same answers: {base:.0f} MB)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`gst-viewer audit` and `gst-viewer flags`: the ground-truth audit and reviewer flags from the shell.
 
     gst-viewer audit RELEASE [--predictions P ...] [--json] [--checks id,id] [--fail-on error|warning]
+                     [--executor local|dask [--address ADDR]]
     gst-viewer flags export RELEASE --format csv|json [--output FILE] [--history]
     gst-viewer flags import RELEASE FILE
     gst-viewer flags set RELEASE UID [--verdict V] [--note TEXT]
@@ -28,6 +29,8 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECKS.ids()))
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the per-scene checks (default: the CPU count for large releases)")
+    from .cluster import add_executor_arguments
+    add_executor_arguments(p)
     p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
     p.add_argument("--fail-on", choices=("error", "warning", "never"), default="never",
                    help="exit 1 when there are findings of this severity (warning: or worse), for CI; "
@@ -37,18 +40,23 @@ def cmd_audit(argv: list[str]) -> int:
     check_release_arg(args.release)
     check_prediction_args(args.predictions)
 
+    from .cluster import executor_for
     from .core.audit import parse_checks, run_audit
     from .core.session import open_session
     from .render.audit_images import SceneImages
     from .render.visibility import SceneVisibility
     from .textprogress import ProgressBar
-
     checks = parse_checks(args.checks)
-    session = open_session(args.release, args.predictions)
-    _print_problems([str(d) for d in session.diagnostics])
-    with ProgressBar("auditing", len(session.release)) as bar:
-        report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
-                           visibility=SceneVisibility, images=SceneImages)
+    executor = executor_for(args.executor, args.address, args.workers) if args.executor != "local" else None
+    try:
+        session = open_session(args.release, args.predictions)
+        _print_problems([str(d) for d in session.diagnostics])
+        with ProgressBar("auditing", len(session.release)) as bar:
+            report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
+                               visibility=SceneVisibility, images=SceneImages, executor=executor)
+    finally:
+        if executor is not None:
+            executor.close()
     _print_problems(sorted(set(report.problems)))
     if args.json:
         print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
@@ -91,7 +99,8 @@ def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     lines.append("")
     lines.append(f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
-                 f"{counts['info']} info; {report.rays_cast:,} rays cast in {report.seconds:.1f} s")
+                 f"{counts['info']} info; {report.rays_cast:,} rays cast (for {report.rays_covered:,} samples) "
+                 f"in {report.seconds:.1f} s")
     return "\n".join(lines)
 
 

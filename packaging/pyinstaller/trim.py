@@ -15,7 +15,8 @@ dropped plugins linked to.
 Python: open3d imports plotly and dash at import time for browser plots the
 app never draws; they (and what only they pull in) are excluded and
 rthook_open3d.py stands in for open3d.visualization.draw_plotly. open3d's
-TensorFlow/PyTorch ops, its GUI resources and ML/Jupyter extras go too.
+TensorFlow/PyTorch ops, its GUI resources and ML/Jupyter extras go too, and
+so does Dask (the cluster executor is for an installed gst-viewer, not the app).
 """
 from __future__ import annotations
 
@@ -59,6 +60,10 @@ EXCLUDED_PYTHON = [
     "open3d.ml.tf", "open3d.ml.torch", "open3d.ml.contrib", "open3d.ml.datasets", "open3d.ml.vis",
     "open3d._ml3d", "open3d.visualization.draw_plotly", "open3d.web_visualizer",
     "tensorflow", "torch",
+    # the cluster executor (viewer/cluster.py imports Dask lazily): the packaged app audits locally, and
+    # `--executor dask` there says to install gst-viewer[cluster]
+    "dask", "distributed", "tornado", "bokeh", "cloudpickle", "toolz", "tlz", "partd", "fsspec", "zict",
+    "tblib", "msgpack", "sortedcontainers", "locket",
     # development and test tools, GUI toolkits the app does not use
     "pytest", "_pytest", "pytestqt", "pip", "setuptools", "pkg_resources", "tkinter", "matplotlib",
     "PyQt5", "PySide2", "PySide6",

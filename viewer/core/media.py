@@ -11,6 +11,7 @@ resolves to a regular file inside the release.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 
@@ -67,6 +68,27 @@ class MediaIndex:
             if self._complete and _plain(declared):
                 return "file not found"
         return self.resolve(declared, base_dir).problem
+
+    def problems(self, declared: list, base_dirs: list[str]) -> list[tuple[int, str]]:
+        """(position, why) of every path in `declared` (each relative to its base dir) that cannot be shown.
+
+        check() over a list, for loading: the ordinary answers (present, plainly
+        absent) are found in the loop itself; only unusual paths go to resolve().
+        """
+        files = self.all_files()
+        complete = self._complete
+        out = []
+        for j, d, base in zip(range(len(declared)), declared, base_dirs):
+            if type(d) is str and d and "\0" not in d:
+                if base + "/" + d in files:
+                    continue
+                if complete and not _NOT_PLAIN.search(d):
+                    out.append((j, "file not found"))
+                    continue
+            why = self.resolve(d, base_dir=base).problem
+            if why:
+                out.append((j, why))
+        return out
 
     def all_files(self) -> set[str]:
         """Absolute paths of every file below the release root (symlinked folders not followed)."""
@@ -136,6 +158,10 @@ def _plain(declared: str) -> bool:
     """A relative path already in normal form, which cannot leave the folder it is joined to."""
     return declared[0] not in "/\\." and ".." not in declared and "\\" not in declared \
         and "//" not in declared and "/./" not in declared and ":" not in declared
+
+
+# What makes a path not _plain, as one search.
+_NOT_PLAIN = re.compile(r"^[/\\.]|\.\.|\\|//|/\./|:")
 
 
 def within(path: str, root: str) -> bool:

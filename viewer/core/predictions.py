@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .diagnostics import Diagnostics, UserError
-from .textio import no_gc, parse_json_document, read_json_lines, read_text, regular_file_size
+from .textio import no_gc, parse_json_document, read_text, regular_file_size, stream_json_lines
 
 UID_KEYS = ("uid", "id", "question_id")
 PREDICTION_KEYS = ("prediction", "response", "output", "text", "answer")
@@ -67,15 +67,16 @@ def _load(path: Path) -> list[PredictionSet]:
     if suffix == ".xlsx":
         return [_load_xlsx(path)]
     diags = Diagnostics()
-    text = read_text(path, diags)
-    if not text.strip():
-        raise UserError(f"{path}: prediction file is empty")
-    if suffix in (".tsv", ".csv"):
-        sets = [_load_table(path, text, "\t" if suffix == ".tsv" else ",", diags)]
-    elif suffix == ".json":
-        sets = _load_json(path, text, diags)
+    if suffix in (".tsv", ".csv", ".json"):
+        text = read_text(path, diags)
+        if not text.strip():
+            raise UserError(f"{path}: prediction file is empty")
+        if suffix == ".json":
+            sets = _load_json(path, text, diags)
+        else:
+            sets = [_load_table(path, text, "\t" if suffix == ".tsv" else ",", diags)]
     else:
-        sets = _load_jsonl(path, text, diags)
+        sets = _load_jsonl(path, diags)
     for s in sets:
         s.diagnostics.items[:0] = diags.items
     if not any(s.raw for s in sets):
@@ -92,35 +93,59 @@ def _default_model(path: Path) -> str:
     return stem
 
 
-def _load_jsonl(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]:
-    numbers, values = read_json_lines(text, path, diags)
-    plain = _plain_records(path, numbers, values)
+def _load_jsonl(path: Path, diags: Diagnostics) -> list[PredictionSet]:
+    """A JSON Lines file, streamed (textio.stream_json_lines): only each record's uid and answer are kept,
+    so memory follows the number of questions, not the size of the file (lmms-eval logs repeat every doc)."""
+    plain = _plain_records(path, diags)
     if plain is not None:
         return [plain]
-    return _from_records(path, zip(numbers, values), diags)
+    del diags.items[:]                      # read again as records: its problems are reported again
+    records = ((n, v) for numbers, values in stream_json_lines(path, diags) for n, v in zip(numbers, values))
+    sets = _from_records(path, records, diags)
+    if diags.with_code("file.empty"):
+        raise UserError(f"{path}: prediction file is empty")
+    return sets
 
 
-def _plain_records(path: Path, numbers: list[int], values: list[Any]) -> PredictionSet | None:
-    """The common file, all plain {"uid", "prediction"} lines, in one sweep; else None."""
-    # Checks written as C-level maps: this runs once per line of every file.
-    try:
-        raw = {r["uid"]: r["prediction"] for r in values}
-    except (KeyError, TypeError):
-        return None
-    if set(map(type, raw)) - {str} or "" in raw or any(map(operator.contains, values, repeat("model"))):
+def _plain_records(path: Path, diags: Diagnostics) -> PredictionSet | None:
+    """The common file, all plain {"uid", "prediction"} lines, a chunk of lines at a time; else None."""
+    from .records import PlainPrediction
+    raw: dict[str, Any] = {}
+    count = 0
+    for _, values in stream_json_lines(path, diags, (PlainPrediction,)):
+        if type(values[0]) is PlainPrediction:           # decoded as such: every value of the chunk is one
+            raw.update(zip(map(_UID, values), map(_PREDICTION, values)))
+        else:
+            # Checks written as C-level maps: this runs once per line of every file.
+            try:
+                chunk = {r["uid"]: r["prediction"] for r in values}
+            except (KeyError, TypeError):
+                return None
+            if set(map(type, chunk)) - {str} or any(map(operator.contains, values, repeat("model"))):
+                return None
+            raw.update(chunk)
+        count += len(values)
+    if diags.with_code("file.empty"):
+        raise UserError(f"{path}: prediction file is empty")
+    if "" in raw:
         return None
     s = PredictionSet(_default_model(path), str(path))
     s.raw = raw
-    if len(s.raw) < len(values):                 # duplicates: report them with their lines
+    if len(raw) < count:                 # duplicates: read again to report them with their lines
         first: dict[str, int] = {}
-        for n, r in zip(numbers, values):
-            uid = r["uid"]
-            if uid in first:
-                s.diagnostics.warning(f"duplicate prediction for {uid!r} (first at line {first[uid]}); "
-                                      "the last one wins", path, n, code="prediction.duplicate")
-            else:
-                first[uid] = n
+        for numbers, values in stream_json_lines(path, Diagnostics(), (PlainPrediction,)):
+            for n, r in zip(numbers, values):
+                uid = r.uid if type(r) is PlainPrediction else r["uid"]
+                if uid in first:
+                    s.diagnostics.warning(f"duplicate prediction for {uid!r} (first at line {first[uid]}); "
+                                          "the last one wins", path, n, code="prediction.duplicate")
+                else:
+                    first[uid] = n
     return s
+
+
+_UID = operator.attrgetter("uid")
+_PREDICTION = operator.attrgetter("prediction")
 
 
 def _load_json(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]:

@@ -11,6 +11,8 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -23,7 +25,7 @@ from .kinds import AnswerKind
 from .media import MediaIndex, MediaRef
 from .settings_table import GLOBAL, GLOBAL_CODE, link_variants, setting_of
 from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
-from .textio import no_gc, parse_json_document, read_json_lines, read_text
+from .textio import no_gc, parse_json_document, read_text, stream_json_lines
 from .uid import parse_uid
 
 ROOT_FILES = ("questions.jsonl", "questions.json")
@@ -108,7 +110,7 @@ class QuestionList(Sequence):
     looks at a few hundred. The columnar arrays on Release cover the bulk work.
     """
 
-    def __init__(self, records: list[dict], where: list[tuple[str, int | None]],
+    def __init__(self, records: list, where: list[tuple[str, int | None]],
                  base_dirs: list[str], media: MediaIndex):
         self._records, self._where, self._base, self._media = records, where, base_dirs, media
         self._built: list[Question | None] = [None] * len(records)
@@ -214,8 +216,9 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
 
 
 def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) -> Release:
+    from .records import QuestionRecord
     media = MediaIndex(str(root_dir))
-    records: list[dict] = []
+    records: list[QuestionRecord] = []
     where: list[tuple[str, int | None]] = []
     base_dirs: list[str] = []
     index: dict[str, int] = {}
@@ -224,80 +227,107 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         base_dir = (os.path.normpath(os.path.abspath(f.parent)) if layout == "question-folders"
                     else media.root)
         source = str(f)
-        for rec, line in _records(f, diags):
-            # Cheap test first; the full one explains what is wrong.
-            uid = rec.get("uid") if type(rec) is dict else None
-            if type(uid) is not str or not uid or type(rec.get("task")) is not str or not rec["task"]:
-                if type(rec) is dict and "question_type" in rec:
-                    vsi_records.append((source, line))
+        for numbers, values in _record_chunks(f, diags):
+            if type(values[0]) is QuestionRecord:          # msgspec decoded the whole chunk as records
+                uids = list(map(_UID, values))
+                fresh = set(uids)
+                if all(uids) and all(map(_TASK, values)) and len(fresh) == len(uids) and fresh.isdisjoint(index):
+                    # The usual chunk, every record new and whole: taken in bulk.
+                    index.update(zip(uids, range(len(records), len(records) + len(uids))))
+                    records += values
+                    where += zip(repeat(source), numbers)
+                    base_dirs += repeat(base_dir, len(values))
                     continue
-                _report_invalid_record(rec, source, line, diags)
-                continue
-            at = index.get(uid)
-            if at is not None:
-                shown_line = line if line and line > 0 else None
-                prev_source, prev_line = where[at]
-                prev = f"{prev_source}:{prev_line}" if prev_line else prev_source
-                diags.warning(f"duplicate uid {uid!r} (first at {prev}); the last one wins",
-                              source, shown_line, code="release.duplicate_uid")
-                records[at], where[at], base_dirs[at] = rec, (source, shown_line), base_dir
-            else:
-                index[uid] = len(records)
-                records.append(rec)
-                where.append((source, line if line and line > 0 else None))
-                base_dirs.append(base_dir)
+            for rec, line in zip(values, numbers):
+                if type(rec) is not QuestionRecord:        # a file msgspec refused: plain JSON values
+                    # Cheap test first; the full one explains what is wrong.
+                    uid = rec.get("uid") if type(rec) is dict else None
+                    if type(uid) is not str or not uid or type(rec.get("task")) is not str or not rec["task"]:
+                        if type(rec) is dict and "question_type" in rec:
+                            vsi_records.append((source, line))
+                            continue
+                        _report_invalid_record(rec, source, line, diags)
+                        continue
+                    rec = QuestionRecord.from_dict(rec)
+                elif not rec.uid or not rec.task:
+                    _report_invalid_record({"uid": rec.uid, "task": rec.task}, source, line, diags)
+                    continue
+                uid = rec.uid
+                at = index.get(uid)
+                if at is not None:
+                    shown_line = line if line and line > 0 else None
+                    prev_source, prev_line = where[at]
+                    prev = f"{prev_source}:{prev_line}" if prev_line else prev_source
+                    diags.warning(f"duplicate uid {uid!r} (first at {prev}); the last one wins",
+                                  source, shown_line, code="release.duplicate_uid")
+                    records[at], where[at], base_dirs[at] = rec, (source, shown_line), base_dir
+                else:
+                    index[uid] = len(records)
+                    records.append(rec)
+                    where.append((source, line if line and line > 0 else None))
+                    base_dirs.append(base_dir)
 
     if vsi_records:
         from .vsi_release import refuse_mixed
         refuse_mixed(len(records), where[:1], vsi_records)
 
-    n = len(records)
-    uids = [r["uid"] for r in records]
-    scene_of = [r["scene"] if type(r.get("scene")) is str else "" for r in records]
-    nan = float("nan")
-    column = [UNKNOWN_COLUMN] * n
-    tx, ty = [nan] * n, [nan] * n
-    n_options = [4] * n
-    col_of_task: dict[str, int] = {}
-    truth_cache: dict[tuple, Parsed] = {}
-    bad_truth: list[int] = []
-    unknown_tasks: dict[str, int] = {}
-    for i, rec in enumerate(records):
-        task = rec["task"]
-        c = col_of_task.get(task)
-        if c is None:
-            c = col_of_task[task] = column_index(task)
-        column[i] = c
-        if c == UNKNOWN_COLUMN:
-            unknown_tasks[task] = unknown_tasks.get(task, 0) + 1
-            continue
-        images = rec.get("images")
-        k = len(images) if type(images) is list and images else 4
-        n_options[i] = k
-        answer = rec.get("answer")
-        key = (c, k, answer) if isinstance(answer, (str, int, float)) else None
-        p = truth_cache.get(key) if key is not None else None
-        if p is None:
-            p = COLUMNS[c].kind.parse_truth(answer, k)
-            if key is not None:
-                truth_cache[key] = p
-        if p.status != "ok":
-            bad_truth.append(i)
-        elif type(p.value) is tuple:
-            tx[i], ty[i] = p.value
-        else:
-            tx[i] = p.value
+    uids = list(map(_UID, records))
+    scene_of = [s if type(s) is str else "" for s in map(_SCENE, records)]
+    tasks = list(map(_TASK, records))
+    col_of_task = {task: column_index(task) for task in set(tasks)}
+    column = list(map(col_of_task.__getitem__, tasks))
+    n_options = [len(im) if type(im) is list and im else 4 for im in map(_IMAGES, records)]
+    unknown_tasks = {t: tasks.count(t) for t, c in col_of_task.items() if c == UNKNOWN_COLUMN}
+    truth, bad_truth = _truths(column, n_options, list(map(_ANSWER, records)))
+    for i in np.flatnonzero(np.asarray(column) == UNKNOWN_COLUMN).tolist():
+        n_options[i] = 4             # as it always read: a question of an unknown task has no options counted
     column = np.array(column, np.int16)
-    truth = np.column_stack([np.array(tx, float), np.array(ty, float)]).reshape(n, 2)
     n_options = np.array(n_options, np.int16)
 
     release = Release(root_dir, QuestionList(records, where, base_dirs, media), diags, layout,
                       index, uids, scene_of, column, truth, n_options,
                       _check_media(records, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
-    if any("setting" in r or "base_uid" in r for r in records):
+    if any(r.setting is not None or r.base_uid is not None for r in records):
         release.setting, release.base = link_variants(records, where, index, column, diags)
     return release
+
+
+_UID, _TASK, _SCENE = attrgetter("uid"), attrgetter("task"), attrgetter("scene")
+_IMAGES, _ANSWER = attrgetter("images"), attrgetter("answer")
+
+
+def _truths(column: list[int], n_options: list[int], answers: list) -> tuple[np.ndarray, list[int]]:
+    """(n, 2) parsed truths (NaN where invalid or the task unknown) and the questions whose truth is invalid.
+
+    Truths repeat ("A", "90", a map point): each distinct (column, options,
+    answer) is parsed once, and every row is then a dictionary lookup.
+    """
+    nan = float("nan")
+    table: dict[tuple, tuple[float, float, bool]] = {}
+
+    def parsed(c: int, k: int, answer) -> tuple[float, float, bool]:
+        if c == UNKNOWN_COLUMN:
+            return nan, nan, True
+        p = COLUMNS[c].kind.parse_truth(answer, k)
+        if p.status != "ok":
+            return nan, nan, False
+        return (*p.value, True) if type(p.value) is tuple else (p.value, nan, True)
+
+    rows = []
+    for key in zip(column, n_options, answers):
+        try:
+            row = table.get(key)
+            if row is None:
+                row = table[key] = parsed(*key)
+        except TypeError:                  # an answer that is a list or an object: not a key, parsed alone
+            row = parsed(*key)
+        rows.append(row)
+    n = len(rows)
+    xs = np.fromiter((r[0] for r in rows), float, n)
+    ys = np.fromiter((r[1] for r in rows), float, n)
+    bad = [i for i, r in enumerate(rows) if not r[2]]
+    return np.column_stack([xs, ys]).reshape(n, 2), bad
 
 
 def natural_key(s: str):
@@ -314,25 +344,27 @@ def _find_question_files(root: Path) -> list[Path]:
     return out
 
 
-def _records(path: Path, diags: Diagnostics) -> Iterable[tuple[Any, int | None]]:
+def _record_chunks(path: Path, diags: Diagnostics) -> Iterable[tuple[list[int | None], list[Any]]]:
+    """(lines, records) of one question file, a chunk at a time: records.QuestionRecord where msgspec
+    decoded them, else plain JSON values."""
     try:
+        if path.suffix == ".jsonl":
+            from .records import QuestionRecord
+            yield from stream_json_lines(path, diags, (QuestionRecord,))
+            return
         text = read_text(path, diags)
     except UserError as e:
         diags.error(str(e).split(": ", 1)[-1], path, code="file.unreadable")
-        return
-    if path.suffix == ".jsonl":
-        numbers, values = read_json_lines(text, path, diags)
-        yield from zip(values, numbers)
         return
     doc = parse_json_document(text, path, diags)
     if doc is None:
         return
     if isinstance(doc, list):                      # questions.json: a list of records
         # Negative "lines" are 1-based record numbers inside the list.
-        for i, rec in enumerate(doc):
-            yield rec, None if len(doc) == 1 else -(i + 1)
+        if doc:
+            yield [None] if len(doc) == 1 else [-(i + 1) for i in range(len(doc))], doc
     else:
-        yield doc, None
+        yield [None], [doc]
 
 
 def _report_invalid_record(rec: Any, source: str, line: int | None, diags: Diagnostics) -> None:
@@ -347,45 +379,43 @@ def _report_invalid_record(rec: Any, source: str, line: int | None, diags: Diagn
         diags.error(f"{label}question {rec['uid']!r} has no 'task'; skipped", **at, code="question.no_task")
 
 
-def _check_media(records: list[dict], base_dirs: list[str], media: MediaIndex
+def _check_media(records: list, base_dirs: list[str], media: MediaIndex
                  ) -> list[tuple[int, str, str, str]]:
     """Every referenced file that is missing or refused, in release order."""
-    refs = [(i, "video", rec["copied_video_path"]) for i, rec in enumerate(records)
-            if rec.get("copied_video_path") is not None]
+    refs = [(i, "video", rec.copied_video_path) for i, rec in enumerate(records)
+            if rec.copied_video_path is not None]
     refs += [(i, "image", im.get("copied_path", "") if type(im) is dict else "")
-             for i, rec in enumerate(records) if type(rec.get("images")) is list
-             for im in rec["images"]]
-    missing = []
-    for i, kind, declared in refs:
-        why = media.check(declared, base_dirs[i])
-        if why:
-            missing.append((i, kind, str(declared), why))
+             for i, rec in enumerate(records) if type(rec.images) is list
+             for im in rec.images]
+    found = media.problems([r[2] for r in refs], [base_dirs[r[0]] for r in refs])
+    missing = [(refs[j][0], refs[j][1], str(refs[j][2]), why) for j, why in found]
     missing.sort(key=lambda m: m[0])
     return missing
 
 
-def _question(rec: dict, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
-    uid, task = rec["uid"], rec["task"]
+def _question(rec, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
+    """The Question of a records.QuestionRecord."""
+    uid, task = rec.uid, rec.task
     col = column_index(task)
     column = COLUMNS[col] if col != UNKNOWN_COLUMN else None
-    texts = rec.get("texts") or []
+    texts = rec.texts or []
     if not isinstance(texts, list):
         texts = [texts]
     texts = [t if isinstance(t, str) else str(t) for t in texts]
-    vp = rec.get("copied_video_path")
+    vp = rec.copied_video_path
     video = media.resolve(vp, base_dir) if vp is not None else None
     images = []
-    raw_images = rec.get("images")
+    raw_images = rec.images
     if isinstance(raw_images, list):
         entries = [im for im in raw_images if isinstance(im, dict)]
         if all(isinstance(im.get("index"), (int, float)) for im in entries):
             entries.sort(key=lambda im: im["index"])
         images = [media.resolve(im.get("copied_path", ""), base_dir) for im in entries]
-    answer = rec.get("answer")
+    answer = rec.answer
     truth = column.kind.parse_truth(answer, len(images) or 4) if column else Parsed(None, "unknown_task")
-    meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+    meta = rec.meta if isinstance(rec.meta, dict) else {}
     parts = parse_uid(uid, task, bool(column and column.has_target))
-    scene = rec.get("scene") if isinstance(rec.get("scene"), str) else (parts.scene or "")
+    scene = rec.scene if isinstance(rec.scene, str) else (parts.scene or "")
     return Question(
         uid=uid, task=task, scene=scene, column_index=col, answer_raw=answer, truth=truth,
         texts=texts, video=video, images=images, meta=meta,

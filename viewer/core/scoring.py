@@ -77,7 +77,7 @@ def random_point_score(truth) -> np.ndarray:
 
     P(dist <= tau) is the area of the disc of radius tau around the truth
     that lies inside the map, over the map's area: the disc-area formula
-    pi tau^2 / 999^2, clipped at the map's border.
+    pi tau^2 / 999^2, clipped at the map's border (in closed form).
     """
     truth = np.atleast_2d(np.asarray(truth, float))
     side = 999.0
@@ -105,19 +105,42 @@ def random_distance_score(truth, max_distance: float) -> np.ndarray:
     return out / len(MRA_THETAS)
 
 
-def _disc_in_rect_area(cx, cy, r, w, h, samples: int = 2048) -> np.ndarray:
-    """Area of the disc (cx, cy, r) inside [0, w] x [0, h].
+def _disc_in_rect_area(cx, cy, r, w, h) -> np.ndarray:
+    """Area of the disc (cx, cy, r) inside [0, w] x [0, h], exactly (closed form, vectorised).
 
-    Integrates the clipped chord length over x with the midpoint rule: the
-    integrand is smooth but for two square-root kinks, so 2048 slices give
-    ~1e-6 relative error, far below what a percentage shows.
+    With the disc moved to the origin, the area below-left of a corner (a, b)
+    is `_disc_below_left`; the rectangle's area is its four corners' signed sum.
     """
-    cx = np.asarray(cx, float)[:, None]
-    cy = np.asarray(cy, float)[:, None]
-    u = (np.arange(samples) + 0.5) / samples * 2 - 1          # in (-1, 1)
-    x = cx + u * r
-    half = r * np.sqrt(1 - u**2)
-    lo = np.clip(cy - half, 0, h)
-    hi = np.clip(cy + half, 0, h)
-    inside = (x >= 0) & (x <= w)
-    return ((hi - lo) * inside).sum(axis=1) * (2 * r / samples)
+    x0, x1 = -np.asarray(cx, float), w - np.asarray(cx, float)
+    y0, y1 = -np.asarray(cy, float), h - np.asarray(cy, float)
+    return (_disc_below_left(x1, y1, r) - _disc_below_left(x0, y1, r)
+            - _disc_below_left(x1, y0, r) + _disc_below_left(x0, y0, r))
+
+
+def _disc_below_left(a, b, r: float) -> np.ndarray:
+    """Area of the disc of radius r at the origin with x <= a and y <= b.
+
+    A vertical chord at x spans [-s, s], s = sqrt(r^2 - x^2); below y = b it
+    keeps b + s where |x| < xb = sqrt(r^2 - b^2) (the line cuts the chord),
+    and further out all of it (2 s) when b >= 0, none of it when b < 0. Both
+    integrate in closed form with the primitive of s.
+    """
+    a = np.clip(a, -r, r)
+    b = np.asarray(b, float)
+    xb = np.sqrt(np.maximum(r * r - b * b, 0.0))
+    outer = np.where(b >= 0, 2.0, 0.0)
+
+    def s_integral(p, q):                       # integral of s over [p, q]
+        return _chord_primitive(q, r) - _chord_primitive(p, r)
+
+    left = outer * s_integral(-r, np.minimum(a, -xb))
+    mid_end = np.clip(a, -xb, xb)
+    middle = b * (mid_end + xb) + s_integral(-xb, mid_end)
+    right = outer * s_integral(xb, np.maximum(a, xb))
+    return left + middle + right
+
+
+def _chord_primitive(x, r: float) -> np.ndarray:
+    """A primitive of sqrt(r^2 - x^2) on [-r, r]."""
+    x = np.clip(x, -r, r)
+    return 0.5 * (x * np.sqrt(np.maximum(r * r - x * x, 0.0)) + r * r * np.arcsin(x / r))

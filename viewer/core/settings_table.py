@@ -46,17 +46,17 @@ def suffix_base(uid: str, setting: str) -> str | None:
     return uid[:-len(end)] if uid.endswith(end) and len(uid) > len(end) else None
 
 
-def setting_of(rec: dict) -> dict:
+def setting_of(rec) -> dict:
     """A record's `setting` (its name as written; `global` when absent) and `base_uid` (written or by suffix)."""
-    raw = rec.get("setting")
+    raw = rec.setting
     setting = GLOBAL if raw is None else str(raw)
-    base = rec.get("base_uid")
+    base = rec.base_uid
     if not (isinstance(base, str) and base):
-        base = suffix_base(rec["uid"], setting) if setting in LOCAL else None
+        base = suffix_base(rec.uid, setting) if setting in LOCAL else None
     return {"setting": setting, "base_uid": base}
 
 
-def link_variants(records: list[dict], where: list, index: dict[str, int], column: np.ndarray,
+def link_variants(records: list, where: list, index: dict[str, int], column: np.ndarray,
                   diags: Diagnostics) -> tuple[np.ndarray, np.ndarray]:
     """Per question its setting code (index in SETTINGS, -1 unknown) and the row of its global question.
 
@@ -73,18 +73,18 @@ def link_variants(records: list[dict], where: list, index: dict[str, int], colum
         reported[c] = reported.get(c, 0) + 1
         if reported[c] <= REPORT_LIMIT:
             source, line = where[i]
-            diags.warning(f"question {records[i]['uid']!r}: {text}; left out of Table 2 (and of Table 1)",
+            diags.warning(f"question {records[i].uid!r}: {text}; left out of Table 2 (and of Table 1)",
                           source, line, code=c)
 
     seen: dict[tuple[int, int], int] = {}
     duplicates: set[int] = set()
     for i, rec in enumerate(records):
-        if "setting" not in rec and "base_uid" not in rec:
+        if rec.setting is None and rec.base_uid is None:
             continue
         s = setting_of(rec)
         if s["setting"] not in SETTINGS:
             code[i], base[i] = UNKNOWN_SETTING, -1
-            report("setting.unknown", i, f"setting {rec.get('setting')!r} is not one of {', '.join(SETTINGS)}")
+            report("setting.unknown", i, f"setting {rec.setting!r} is not one of {', '.join(SETTINGS)}")
             continue
         code[i] = SETTINGS.index(s["setting"])
         if code[i] == GLOBAL_CODE:
@@ -95,7 +95,7 @@ def link_variants(records: list[dict], where: list, index: dict[str, int], colum
             report("setting.no_target", i, f"a {s['setting']} variant of a task without a target")
             continue
         b = index.get(s["base_uid"]) if s["base_uid"] else None
-        if b is None or records[b].get("setting", GLOBAL) != GLOBAL:
+        if b is None or (records[b].setting or GLOBAL) != GLOBAL:
             why = "names no base_uid and its uid has no setting suffix" if not s["base_uid"] else (
                 f"base_uid {s['base_uid']!r} is not a global question of this release")
             report("setting.unknown_base", i, why)
@@ -107,7 +107,7 @@ def link_variants(records: list[dict], where: list, index: dict[str, int], colum
         if other != i:
             duplicates.update((other, i))
             report("setting.duplicate", i, f"a second {s['setting']} variant of {s['base_uid']!r} "
-                                           f"(the first is {records[other]['uid']!r})")
+                                           f"(the first is {records[other].uid!r})")
             continue
         base[i] = b
     for i in duplicates:

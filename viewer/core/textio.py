@@ -7,7 +7,7 @@ import os
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .diagnostics import Diagnostics, UserError
 
@@ -74,12 +74,14 @@ def parse_json_document(text: str, path: Path, diags: Diagnostics) -> Any | None
     return None
 
 
-def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int], list[Any]]:
+def read_json_lines(text: str, path: Path, diags: Diagnostics, first_line: int = 1,
+                    whole_file: bool = True) -> tuple[list[int], list[Any]]:
     """Line numbers and values of every non-blank line that parses.
 
-    Fast path: the whole file as one JSON array (one C-level parse instead
+    Fast path: the whole text as one JSON array (one C-level parse instead
     of one per line); only when that fails do we go line by line to find
-    and report the bad lines.
+    and report the bad lines. `first_line` numbers a chunk of a larger file;
+    `whole_file` says an empty text is an empty file (worth reporting).
     """
     body = text.rstrip("\n")
     if body:
@@ -89,18 +91,19 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
         try:
             values = json.loads("[" + body.replace("\n", ",") + "]")
             if len(values) == body.count("\n") + 1 and _lines_stand_alone(body):
-                return list(range(1, len(values) + 1)), values
+                return list(range(first_line, first_line + len(values))), values
         except (json.JSONDecodeError, RecursionError, ValueError):
             pass
     # Lines end at "\n" only: splitlines() would also cut at U+0085 and U+2028, which a JSON
     # string may hold as is, losing the record and shifting every line number after it.
     lines = text.split("\n")
-    numbers = [i for i, ln in enumerate(lines, 1) if ln and not ln.isspace()]
+    numbers = [i for i, ln in enumerate(lines, first_line) if ln and not ln.isspace()]
     if not numbers:
-        diags.error("file is empty", path, code="file.empty")
+        if whole_file:
+            diags.error("file is empty", path, code="file.empty")
         return [], []
     if len(numbers) < len(lines):
-        lines = [lines[i - 1] for i in numbers]
+        lines = [lines[i - first_line] for i in numbers]
     try:
         values = json.loads("[" + ",".join(lines) + "]")
         if len(values) == len(numbers) and _lines_stand_alone("\n".join(lines)):
@@ -119,6 +122,16 @@ def read_json_lines(text: str, path: Path, diags: Diagnostics) -> tuple[list[int
     return good_numbers, values
 
 
+def _every_line_closes(body: str | bytes) -> bool:
+    """Whether every line of `body` (text or bytes) ends on a closing brace or bracket, counted in C."""
+    nl, brace, bracket = ("\n", "}", "]") if isinstance(body, str) else (b"\n", b"}", b"]")
+    n = body.count(nl) + 1
+    closes = body.count(brace + nl) + body.endswith(brace)
+    if closes < n:
+        closes += body.count(bracket + nl) + body.endswith(bracket)
+    return closes == n
+
+
 def _lines_stand_alone(body: str) -> bool:
     """Whether no value of the whole-file parse can have come from two lines joined by its comma.
 
@@ -129,11 +142,7 @@ def _lines_stand_alone(body: str) -> bool:
     """
     # The usual file, every line closing on a brace, is told by one count in C, no line looked at:
     # the first half of a value cut in two cannot close on its bracket (but for the contrived case above).
-    n = body.count("\n") + 1
-    closes = body.count("}\n") + (body[-1:] == "}")
-    if closes < n:
-        closes += body.count("]\n") + (body[-1:] == "]")
-    if closes == n:
+    if _every_line_closes(body):
         return True
     for line in body.split("\n"):
         s = line.strip()
@@ -144,6 +153,118 @@ def _lines_stand_alone(body: str) -> bool:
         except (json.JSONDecodeError, RecursionError, ValueError):
             return False
     return True
+
+
+# Bytes of a JSON Lines file decoded at a time: large enough that the per-chunk cost vanishes, small
+# enough that a file's text is never held whole (a 500 MB prediction log streams through 16 MB).
+JSON_LINES_CHUNK = 16 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iterator[tuple[list[int], list[Any]]]:
+    """(line numbers, values) of a JSON Lines file, a chunk of lines at a time, never its whole text.
+
+    Each chunk is decoded by msgspec as one array, typed with the first of
+    `types` (msgspec Structs, or `Any`) that decodes every line of it; a type
+    that fails once is not tried again for the file. Values are then those
+    types' objects, or plain JSON values once every type failed. A chunk msgspec
+    refuses (a malformed line, invalid UTF-8, NaN, a huge integer) is read by
+    read_json_lines exactly as a whole file always was, so problems are
+    reported with the same messages, codes and line numbers.
+    Raises UserError when the file cannot be read at all.
+    """
+    size = regular_file_size(path)
+    if size > MAX_TEXT_BYTES:
+        raise UserError(f"{path}: file is {size / 1024**2:.0f} MB, larger than the "
+                        f"{MAX_TEXT_BYTES / 1024**2:.0f} MB limit for a text file")
+    decoders = _decoders(types)
+    line = 1
+    nonblank = False
+    reported_utf8 = False
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
+    with f:
+        tail = b""
+        first = True
+        while True:
+            try:
+                block = f.read(JSON_LINES_CHUNK)
+            except OSError as e:
+                raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
+            if first:
+                block, first = block.removeprefix(_BOM), False
+            data = tail + block
+            if block:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:                     # one line longer than a chunk: read on
+                    tail = data
+                    continue
+                data, tail = data[:cut], data[cut:]
+            elif not data:
+                break
+            else:
+                tail = b""
+            lines = data.split(b"\n")
+            if data.endswith(b"\n"):
+                lines.pop()
+            numbers, values = _fast_chunk(lines, line, decoders)
+            if numbers is None:
+                text, reported_utf8 = _chunk_text(data, path, diags, line, reported_utf8)
+                nonblank = nonblank or any(ln and not ln.isspace() for ln in text.split("\n"))
+                numbers, values = read_json_lines(text, path, diags, line, whole_file=False)
+            nonblank = nonblank or bool(numbers)
+            line += len(lines)
+            if numbers:
+                yield numbers, values
+            if not block:
+                break
+    if not nonblank:
+        diags.error("file is empty", path, code="file.empty")
+
+
+def _decoders(types: tuple) -> list:
+    import msgspec  # lazily: loading a release is the only place that needs it
+    return [msgspec.json.Decoder(list[t]) for t in (*types, Any)]
+
+
+def _fast_chunk(lines: list[bytes], first_line: int, decoders: list) -> tuple[list[int] | None, list]:
+    """The chunk's non-blank lines decoded by the first decoder that takes them all (dropping those
+    before it from `decoders`); (None, []) when none does."""
+    import msgspec
+    numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
+    if not numbers:
+        # Blank by bytes; a line of Unicode spaces is not, and takes the careful path.
+        return [], []
+    body = b"[" + b",".join(lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]) + b"]"
+    while decoders:
+        try:
+            values = decoders[0].decode(body)
+        except msgspec.ValidationError:
+            decoders.pop(0)              # not of this type: try the next, for this chunk and the rest
+            continue
+        except (msgspec.DecodeError, RecursionError):
+            return None, []
+        # A line holding "1, 2" adds an element, and two halves of a value joined by our comma would
+        # pass for one: both go to the careful path, which reports them.
+        kept = lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]
+        ok = len(values) == len(numbers) and _every_line_closes(b"\n".join(ln.rstrip() for ln in kept))
+        return (numbers, values) if ok else (None, [])
+    return None, []
+
+
+def _chunk_text(data: bytes, path: Path, diags: Diagnostics, first_line: int,
+                reported: bool) -> tuple[str, bool]:
+    """A chunk's text; bytes that are not UTF-8 replaced, the file's first such line reported once."""
+    try:
+        return data.decode("utf-8"), reported
+    except UnicodeDecodeError as e:
+        if not reported:
+            line = first_line + data.count(b"\n", 0, e.start)
+            diags.error(f"not UTF-8 (byte 0x{data[e.start]:02x}); undecodable bytes replaced",
+                        path, line, code="file.not_utf8")
+        return data.decode("utf-8", errors="replace"), True
 
 
 @contextmanager

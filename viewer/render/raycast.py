@@ -72,7 +72,7 @@ class Raycaster:
     """Casts camera rays into one SceneMesh; the BVH is built once, here."""
 
     def __init__(self, scene_mesh: SceneMesh):
-        import open3d as o3d  # heavy; only when something is rendered
+        o3d = import_open3d()  # heavy; only when something is rendered
 
         self.mesh = scene_mesh
         self._scene = o3d.t.geometry.RaycastingScene()
@@ -240,6 +240,51 @@ class Raycaster:
             counts = np.bincount(keys, minlength=len(chunk) * (n_inst + 1))
             out[start:start + len(chunk)] = counts.reshape(len(chunk), n_inst + 1)[:, 1:]
         return out
+
+    def instance_pixel_counts(self, c2ws: Any, intrinsics: Any, stride: int, rects: np.ndarray,
+                              index: int) -> np.ndarray:
+        """(F,) sampled pixels showing instance `index`, casting only each pose's grid rectangle
+        rects[f] = [row0, row1, col0, col1) (OpenCV poses), all poses in one cast."""
+        sizes = np.array([(r1 - r0) * (c1 - c0) for r0, r1, c0, c1 in rects], np.int64)
+        hit = self.instance_maps_in(c2ws, intrinsics, stride, rects) == index
+        running = np.concatenate([[0], np.cumsum(hit, dtype=np.int64)])
+        ends = np.cumsum(sizes)
+        return running[ends] - running[ends - sizes]
+
+    def instance_maps_in(self, c2ws: Any, intrinsics: Any, stride: int, rects: np.ndarray) -> np.ndarray:
+        """Instance indices (-1 = none) of the grid cells inside rects[f] = [row0, row1, col0, col1) of
+        pose f, row-major per rectangle, one rectangle after the other, in one cast."""
+        a, b, _ = self._pixel_grid(intrinsics, stride)
+        poses = np.asarray(c2ws, np.float64).reshape(-1, 4, 4)
+        sizes = [int(r1 - r0) * int(c1 - c0) for r0, r1, c0, c1 in rects]
+        rays = np.empty((sum(sizes), 6), np.float32)
+        at = 0
+        for m, (r0, r1, c0, c1), n in zip(poses, rects, sizes):
+            if n == 0:
+                continue
+            r = m[:3, :3].astype(np.float32)
+            rays[at:at + n, :3] = m[:3, 3]
+            rays[at:at + n, 3:] = (a[None, c0:c1, None] * r[:, 0] + b[r0:r1, None, None] * r[:, 1]
+                                   + r[:, 2]).reshape(-1, 3)
+            at += n
+        return self.instance_of(self.cast(rays)["primitive_ids"])
+
+def import_open3d():
+    """open3d, without the browser plotting it imports on the way (plotly and dash: half a second per process,
+    for `draw_plotly`, which gst-viewer never calls). The packaged app does the same in rthook_open3d.py."""
+    import sys
+    import types
+    name = "open3d.visualization.draw_plotly"
+    if "open3d" not in sys.modules and name not in sys.modules:
+        stand_in = types.ModuleType(name)
+
+        def not_loaded(*args, **kwargs):
+            raise ImportError("gst-viewer does not load open3d's plotly drawing (plotly, dash)")
+
+        stand_in.get_plotly_fig = stand_in.draw_plotly = stand_in.draw_plotly_server = not_loaded
+        sys.modules[name] = stand_in
+    import open3d
+    return open3d
 
 
 _POOL = None

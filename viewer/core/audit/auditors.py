@@ -79,6 +79,10 @@ class SceneAuditor:
         return self._visibility.rays_cast if self._visibility is not None else 0
 
     @property
+    def rays_covered(self) -> int:
+        return getattr(self._visibility, "rays_covered", self.rays_cast) if self._visibility is not None else 0
+
+    @property
     def visibility_note(self) -> str | None:
         return self._visibility.note if self._visibility is not None else None
 

@@ -7,6 +7,7 @@ import os
 import time
 from typing import Callable, Iterable
 
+from ..executors import Executor, LocalExecutor
 from ..release import Release, natural_key
 from ..scene import link_question, load_scene
 from .auditors import ReleaseAuditor, SceneAuditor
@@ -24,14 +25,16 @@ NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
 def run_audit(release: Release, results: list = (), checks: Iterable[str] | None = None,
               progress: Callable[[int, int], None] | None = None, workers: int | None = None,
               visibility: VisibilityFactory | None = None,
-              images: ImageSourceFactory | None = None) -> AuditReport:
+              images: ImageSourceFactory | None = None, executor: Executor | None = None) -> AuditReport:
     """Audit every question of `release` with the registered checks named in `checks` (default all).
 
     `results` are scored models (evaluate.ModelResult); `visibility` casts
     rays in a scene (viewer.render.visibility.SceneVisibility), without which
     the visibility checks are skipped; `images` reads and renders images
     (viewer.render.audit_images.SceneImages), without which the choice
-    checks are.
+    checks are. `executor` (core/executors.py) runs the scene stage, one job
+    per scene; by default a LocalExecutor of `workers` processes. The report
+    is the same wherever the scenes ran.
     """
     started = time.perf_counter()
     selected = CHECKS.select(checks)
@@ -43,7 +46,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     findings: list[Finding] = []
     gathered: dict[str, list] = {}
     problems: list[str] = []
-    rays = 0
+    rays = covered = 0
     chosen = [c for c in selected if applies_to(c, release.benchmark)]
     for c in selected:
         if c not in chosen:
@@ -65,7 +68,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
         jobs = [(str(release.root), sid, by_scene[sid], scene_checks, visibility) for sid in order]
         parts: dict[str, SceneAudit] = {}
         done = 0
-        for sid, part in _run_scenes(jobs, workers):
+        for sid, part in _run_scenes(jobs, workers, executor):
             parts[sid] = part
             done += len(by_scene[sid])
             if progress:
@@ -78,6 +81,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 gathered.setdefault(check_id, []).extend(items)
             problems += part.problems
             rays += part.rays_cast
+            covered += part.rays_covered
     audit = ReleaseAuditor(release, list(results), findings, tally, gathered,
                            images=images() if images is not None else None)
     for c in chosen:
@@ -88,7 +92,8 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     scene_of = {q.uid: q.scene for q in questions}
     findings.sort(key=lambda f: (f.uid is not None, natural_key(scene_of.get(f.uid or "", "")),
                                  f.uid or "", rank[f.check]))
-    return AuditReport(findings, tally, [c.id for c in selected], problems, rays, time.perf_counter() - started)
+    return AuditReport(findings, tally, [c.id for c in selected], problems, rays, time.perf_counter() - started,
+                       covered)
 
 
 def applies_to(check: Check, benchmark) -> bool:
@@ -129,23 +134,17 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
     if auditor.visibility_note:
         problems.append(f"warning: {auditor.visibility_note}")
-    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast)
+    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast, auditor.rays_covered)
 
 
-def _run_scenes(jobs: list[tuple], workers: int | None):
-    """(scene id, SceneAudit) per job of audit_scene, in processes when the release is large."""
+def _run_scenes(jobs: list[tuple], workers: int | None, executor: Executor | None):
+    """(scene id, SceneAudit) per job of audit_scene, as they finish: on `executor`, else here, in processes
+    when the release is large."""
+    keys = [j[1] for j in jobs]
+    if executor is not None:
+        yield from executor.map_unordered(audit_scene, jobs, keys)
+        return
     n_questions = sum(len(j[2]) for j in jobs)
     if workers is None:
         workers = min(os.cpu_count() or 1, len(jobs)) if n_questions >= PARALLEL_MIN_QUESTIONS else 1
-    if workers <= 1 or len(jobs) < 2:
-        for j in jobs:
-            yield j[1], audit_scene(*j)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    # spawn, not fork: the window calls this from a worker thread, and forking
-    # a threaded (Qt, open3d) process can deadlock the child.
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(audit_scene, *j): j[1] for j in jobs}
-        for fut in as_completed(futures):
-            yield futures[fut], fut.result()
+    yield from LocalExecutor(workers).map_unordered(audit_scene, jobs, keys)

@@ -72,6 +72,7 @@ class SceneAudit:
     evidence: dict[str, list]     # check id -> what it gathered for its release-wide judgement
     problems: list[str]           # the scene.json's own diagnostics, for the log
     rays_cast: int = 0
+    rays_covered: int = 0         # the samples those rays answered for (a cast restricted to boxes saves rays)
 
 
 @dataclass
@@ -82,6 +83,7 @@ class AuditReport:
     problems: list[str] = field(default_factory=list)
     rays_cast: int = 0
     seconds: float = 0.0
+    rays_covered: int = 0
 
     def summary(self) -> dict[str, dict[str, int]]:
         return self.tally.summary()

@@ -32,6 +32,7 @@ class Visibility(Protocol):
     boxed: set[str]             # instances cast as their bbox3 (their visibility is overestimated)
     note: str | None            # why a fallback was taken, for the log
     rays_cast: int
+    rays_covered: int           # what casting every sample would have cast (rays_cast saves on it)
 
     def index(self, instance_id: str) -> int | None:
         """The instance's column in `over_frames`; None when it is not in the cast geometry."""
@@ -44,6 +45,14 @@ class Visibility(Protocol):
         """(F, I) sampled pixels per pose and instance index, and the samples per frame.
 
         Poses with NaN (invalid frames) count nothing.
+        """
+
+    def target_over_frames(self, poses: np.ndarray, intrinsics: Intrinsics, instance_id: str,
+                           min_fraction: float) -> tuple[np.ndarray, int]:
+        """(F,) sampled pixels showing one instance per pose, and the samples per frame.
+
+        Exact for every frame unless some frame shows at least `min_fraction`
+        of its samples: the cast may then stop there, frames not cast counting 0.
         """
 
 

@@ -56,8 +56,8 @@ class TargetVisibleInQueryView(Check):
         vis = target_visibility(auditor, self, g)
         if vis is None:
             return
-        seen = auditor.memo(("in_view", g.viewpoint.id),
-                            lambda: vis.in_view(g.viewpoint.pose, intrinsics, auditor.targets)).get(g.target.id)
+        seen = auditor.memo(("in_view", g.viewpoint.id, g.target.id),
+                            lambda: vis.in_view(g.viewpoint.pose, intrinsics, [g.target.id])).get(g.target.id)
         if seen is None or seen.fraction < VIEW_MIN_FRACTION:
             auditor.passed(self)
             return
@@ -83,8 +83,11 @@ class TargetUnseenInVideo(Check):
         vis = target_visibility(auditor, self, g)
         if vis is None:
             return
-        frames, counts, per_frame, step = auditor.memo(("over_frames", video.id), lambda: _sampled_frames(vis, video))
-        column = counts[:, vis.index(g.target.id)]
+        step = max(1, int(np.floor(video.fps * SEEN_SECONDS))) if video.fps else 1
+        frames = np.arange(0, len(video.poses), step)
+        # Per target, casting only where its box projects and stopping at the first frame that shows it.
+        column, per_frame = auditor.memo(("target_over_frames", video.id, g.target.id), lambda: vis.target_over_frames(
+            video.poses[frames], video.intrinsics, g.target.id, VIDEO_MIN_FRACTION))
         best = int(np.argmax(column))
         if column[best] == 0:
             # Never seen: show the frame that looks most directly at it (what hides it there).
@@ -104,15 +107,6 @@ class TargetUnseenInVideo(Check):
                       "fps": video.fps, "best_frame": int(frames[best]), "best_fraction": best_fraction,
                       "min_fraction": VIDEO_MIN_FRACTION, "claimed_appear_frames": claimed,
                       "geometry": vis.geometry})
-
-
-def _sampled_frames(vis: Visibility, video) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """The frames sampled every SEEN_SECONDS, the pixels each instance covers in them, the samples per frame
-    and the frame step."""
-    step = max(1, int(np.floor(video.fps * SEEN_SECONDS))) if video.fps else 1
-    frames = np.arange(0, len(video.poses), step)
-    counts, per_frame = vis.over_frames(video.poses[frames], video.intrinsics)
-    return frames, counts, per_frame, step
 
 
 NEEDS_RAYS = frozenset({SCENE, VISIBILITY})

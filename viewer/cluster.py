@@ -1,0 +1,96 @@
+"""Batch work on a Dask cluster: the `--executor dask [--address ADDR]` of audit, gallery and make-demo.
+
+    gst-viewer audit RELEASE --executor dask                          # a LocalCluster on this machine
+    gst-viewer audit RELEASE --executor dask --address tcp://host:8786  # an existing scheduler
+
+A DaskExecutor implements viewer.core.executors.Executor: it submits one task
+per job (a scene) and yields the results as they arrive, so the command's
+progress bar moves with them. A task that raises is retried (RETRIES times);
+a task whose worker dies is rescheduled on another worker by the scheduler
+itself. The command sorts results into its own order, so its output is the
+same as with the local executor. Dask is imported only here, only when
+asked for (`pip install 'gst-viewer[cluster]'`).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import uuid
+import warnings
+from typing import Any, Callable, Iterator
+
+from .core.diagnostics import UserError
+from .core.executors import Executor, LocalExecutor
+
+EXECUTORS = ("local", "dask")
+# A task that raised is tried this many more times (a worker killed mid-task is rescheduled anyway).
+RETRIES = 2
+# How long to wait for a scheduler before saying it cannot be reached (the issue's bar is 10 s).
+CONNECT_SECONDS = 8
+
+
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="where the per-scene work runs: here (local, default) or on a Dask cluster (dask)")
+    p.add_argument("--address", help="with --executor dask: the scheduler (e.g. tcp://10.0.0.5:8786); "
+                                     "without it a LocalCluster is started on this machine")
+
+
+def executor_for(kind: str, address: str | None = None, workers: int | None = None) -> Executor:
+    """The executor `--executor kind --address address` names; UserError when it cannot be had."""
+    if kind == "local":
+        if address:
+            raise UserError("--address needs --executor dask")
+        return LocalExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(address, workers)
+    raise UserError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")
+
+
+class DaskExecutor:
+    """Jobs as Dask tasks, on the scheduler at `address` or on a LocalCluster of `workers` processes."""
+
+    def __init__(self, address: str | None = None, workers: int | None = None):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("--executor dask needs Dask distributed: pip install 'gst-viewer[cluster]'") from None
+        self.cluster = None
+        if address:
+            try:
+                self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as e:
+                raise UserError(f"cannot reach the Dask scheduler at {address} within {CONNECT_SECONDS} s "
+                                f"({type(e).__name__}: {e})") from None
+        else:
+            # One thread per worker process: the work is Python and open3d, which threads itself. Its logs
+            # stay quiet: a task's error comes back with its result, and the shutdown's chatter is no news.
+            self.cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                        processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
+            self.client = Client(self.cluster, set_as_default=False)
+
+    def map_unordered(self, fn: Callable, jobs: list[tuple], keys: list[str]) -> Iterator[tuple[str, Any]]:
+        from distributed import as_completed
+        run = uuid.uuid4().hex[:8]
+        task_keys = [f"gst-{getattr(fn, '__name__', 'job')}-{run}-{k}-{i}" for i, k in enumerate(keys)]
+        with warnings.catch_warnings():
+            # Each task carries its scene's questions: a large graph is what this work is, not a slip.
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            futures = self.client.map(fn, *zip(*jobs), key=task_keys, retries=RETRIES, pure=False) if jobs else []
+        name_of = {f.key: k for f, k in zip(futures, keys)}
+        try:
+            for fut in as_completed(futures, loop=self.client.loop):
+                yield name_of[fut.key], fut.result()
+        finally:
+            for fut in futures:
+                fut.release()
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
