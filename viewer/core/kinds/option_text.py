@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..answers import EMPTY, LETTER_OUT_OF_RANGE, NO_LETTER, OK, OUT_OF_RANGE, STRICT, Parsed
-from ..scoring import random_choice_score, score_choice
-from .base import WIDTH, AnswerKind, register
+from .base import WIDTH, register
+from .choice import ChoiceKind
 
 
 def first_token(raw) -> str:
@@ -20,12 +20,14 @@ def first_token(raw) -> str:
     return str(raw).split(" ")[0].rstrip(".").strip()
 
 
-class OptionTextKind(AnswerKind):
+class OptionTextKind(ChoiceKind):
+    """A choice read by upstream's first-token rule; stored, scored and written as any choice."""
     name = "option-text"
     truth_symbol = "truth-star"
     convention = "the option's letter first, e.g. \"B. fan\" or \"B\""
     chart = "option-texts"       # the options' texts with the truth and each model's pick
     path_gives_nothing_away = True
+    picks_an_option = False      # its options are texts in the prompt, not images to lay out
 
     def parse(self, raw, n_options: int = 4, profile: str = STRICT) -> Parsed:
         # Upstream's rule, whatever the profile: these kinds reproduce published VSI-Bench numbers.
@@ -54,24 +56,6 @@ class OptionTextKind(AnswerKind):
             statuses.append(p.status)
         return out, statuses
 
-    def unpack(self, row):
-        v = float(row[0])
-        return None if np.isnan(v) else int(v)
-
-    def score(self, pred, truth):
-        return score_choice(pred[:, 0], truth[:, 0])
-
-    def chance(self, truth, n_options) -> float:
-        return float(np.mean([random_choice_score(int(k)) for k in n_options]))
-
-    def format(self, value) -> str:
-        return chr(ord("A") + int(value))
-
-    def text(self, value) -> str:
-        return self.format(value)
-
-    def error_text(self, error: float) -> str:
-        return "right" if error == 0 else "wrong"
 
 
 OPTION_TEXT = register(OptionTextKind())
