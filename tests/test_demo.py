@@ -255,6 +255,21 @@ def test_same_seed_gives_the_same_release(tmp_path):
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 
 
+@pytest.mark.slow
+def test_scenes_built_in_worker_processes_give_the_same_release(tmp_path):
+    """make-demo --workers 2 (issue 18): each scene a job in its own process, the release byte-identical."""
+    from viewer.core.executors import LocalExecutor
+    tiny = DemoConfig(width=96, height=80, map_width=120, map_height=96, per_column=1,
+                      viewpoints=12, distractors=3)
+    a, b = tmp_path / "here", tmp_path / "workers"
+    generate_demo(a, scenes=2, seed=11, config=tiny, log=lambda m: None)
+    generate_demo(b, scenes=2, seed=11, config=tiny, log=lambda m: None, executor=LocalExecutor(2))
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    for rel in files:
+        assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+
+
 def test_refuses_to_overwrite_a_folder_that_is_not_a_demo(tmp_path):
     keep = tmp_path / "mine"
     keep.mkdir()

@@ -350,13 +350,24 @@ def cmd_make_demo(argv: list[str]) -> int:
     p.add_argument("--settings", action="store_true",
                    help="also write the Local-Video and Local-Image variants of the object questions and "
                         "models built for Table 2 (docs/data-format.md, Settings)")
+    from .cluster import add_executor_arguments, executor_for
+    add_executor_arguments(p)
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes building scenes (--executor local) or a LocalCluster's workers (dask); "
+                        "default: one scene after another here")
     args = p.parse_args(argv)
     try:
         from .demo.generate import generate_demo
     except ImportError as e:
         raise UserError(f"the demo generator is not available ({e})") from None
-    generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes,
-                  with_settings=args.settings)
+    executor = (executor_for(args.executor, args.address, args.workers)
+                if args.executor != "local" or args.address or (args.workers or 1) > 1 else None)
+    try:
+        generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes,
+                      with_settings=args.settings, executor=executor)
+    finally:
+        if executor is not None:
+            executor.close()
     return 0
 
 

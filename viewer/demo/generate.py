@@ -49,7 +49,7 @@ def _stderr(msg: str) -> None:
 
 
 def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConfig | None = None,
-                  with_scenes: bool = True, with_settings: bool = False, log=_stderr) -> dict:
+                  with_scenes: bool = True, with_settings: bool = False, log=_stderr, executor=None) -> dict:
     """Write the demo release into `out`; returns its summary (also written as demo.json).
 
     `with_scenes=False` writes the same questions, media and predictions with
@@ -58,6 +58,7 @@ def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConf
     `with_settings=True` also writes the Local-Video and Local-Image variants of
     the object questions (demo/settings.py) after the global questions, and the
     predictions of the models built for Table 2 (demo/settings_models.py).
+    `executor` (core/executors.py) builds the scenes elsewhere, a job each; the release is the same.
     """
     cfg = config or DemoConfig()
     out = Path(out)
@@ -73,7 +74,7 @@ def generate_demo(out: Path, scenes: int = 3, seed: int = 0, *, config: DemoConf
     try:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        summary = _generate(work, scenes, seed, cfg, log, with_scenes, with_settings)
+        summary = _generate(work, scenes, seed, cfg, log, with_scenes, with_settings, executor)
         _replace(work, out)
     except OSError as e:
         shutil.rmtree(work, ignore_errors=True)
@@ -95,7 +96,7 @@ def _replace(work: Path, out: Path) -> None:
 
 
 def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_scenes: bool = True,
-              with_settings: bool = False) -> dict:
+              with_settings: bool = False, executor=None) -> dict:
     pool_all: list[tuple[str, dict[str, str]]] = []
     for j in range(cfg.distractors):
         label = f"apartment_{j}"
@@ -108,16 +109,15 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_s
 
     records: list[dict] = []
     variants: list[dict] = []                   # local variants go after every global question
-    for k in range(1, n_scenes + 1):
-        s = build_scene(k, root / "scenes" / f"scene_{k}", np.random.default_rng([seed, k]), cfg, log)
-        pool = [p for p in pool_all if p[0] != s.id]
-        planned, needs = plan_scene(s, pool, np.random.default_rng([seed, k, 1]), cfg)
-        local = plan_variants(s, planned, needs, cfg, log) if with_settings else []
-        write_scene(s, needs, cfg, root)
-        _answer(planned + local, s, root)
-        records += [p.record for p in planned]
-        variants += [p.record for p in local]
-        s.frames.clear()                        # the next scene's frames need the memory
+    jobs = [(k, root, seed, cfg, pool_all, with_settings) for k in range(1, n_scenes + 1)]
+    if executor is None:
+        done = {sid: _scene_work(*job, log=log) for sid, job in zip(scene_ids, jobs)}
+    else:
+        # Each scene draws from its own generator: the same release whichever machine made which scene.
+        done = dict(executor.map_unordered(_scene_work, jobs, scene_ids))
+    for sid in scene_ids:
+        records += done[sid][0]
+        variants += done[sid][1]
     n_global = len(records)
     records += variants
     if not with_scenes:
@@ -150,6 +150,19 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_s
     if empty:
         log(f"warning: no questions for {', '.join(empty)} (scenes too small for them)")
     return summary
+
+
+def _scene_work(k: int, root: Path, seed: int, cfg: DemoConfig, pool_all: list, with_settings: bool,
+                log=_stderr) -> tuple[list[dict], list[dict]]:
+    """Build scene k, write its folder, and return its questions and local variants (one job)."""
+    s = build_scene(k, root / "scenes" / f"scene_{k}", np.random.default_rng([seed, k]), cfg, log)
+    pool = [p for p in pool_all if p[0] != s.id]
+    planned, needs = plan_scene(s, pool, np.random.default_rng([seed, k, 1]), cfg)
+    local = plan_variants(s, planned, needs, cfg, log) if with_settings else []
+    write_scene(s, needs, cfg, root)
+    _answer(planned + local, s, root)
+    s.frames.clear()                            # the next scene's frames need the memory
+    return [p.record for p in planned], [p.record for p in local]
 
 
 MEDIA = "media"                 # where a release without scene metadata keeps the scenes' media
