@@ -43,12 +43,37 @@ class SceneSource(Protocol):
         """Where the scene's geometry is; None when it has none (the render layer then draws its boxes)."""
 
 
-class SceneJsonFolders:
+class _ReadsSceneFiles:
+    """What the scene.json-based sources share: a read scene remembers its mesh, so `mesh()`
+    answers without reading the file again."""
+
+    def __init__(self) -> None:
+        self._meshes: dict[str, str | None] = {}     # scene id -> mesh path, as its last load read it
+
+    def load(self, scene_id: str) -> Scene | None:
+        raise NotImplementedError
+
+    def _read_scene(self, path: Path, folder_id: str, scene_id: str) -> Scene:
+        from .scene_reader import read_scene_file
+        scene = read_scene_file(path, folder_id)
+        scene.id = scene_id
+        self._meshes[scene_id] = scene.mesh
+        return scene
+
+    def mesh(self, scene_id: str) -> MeshFile | None:
+        # The mesh is named inside scene.json: reread only when this id was not loaded here.
+        if scene_id not in self._meshes and self.load(scene_id) is None:
+            return None
+        path = self._meshes.get(scene_id)
+        return MeshFile(path) if path else None
+
+
+class SceneJsonFolders(_ReadsSceneFiles):
     """The release's `scenes/<id>/scene.json` files."""
 
     def __init__(self, release_root: str | Path):
+        super().__init__()
         self.root = Path(release_root)
-        self._meshes: dict[str, str | None] = {}     # scene id -> mesh path, as its last load read it
 
     def available(self) -> list[str]:
         folder = self.root / SCENES_FOLDER
@@ -63,30 +88,15 @@ class SceneJsonFolders:
             return None          # an id is never a path
         path = scene_file(self.root, scene_id)
         # isfile: False, not an error, for a name too long for the file system; a link out of the release is not read.
-        if not os.path.isfile(path) or not _inside(path, self.root):
+        if not os.path.isfile(path) or not within(os.path.realpath(path), os.path.realpath(self.root)):
             return None
-        from .scene_reader import read_scene_file
-        scene = read_scene_file(path, scene_id)
-        self._meshes[scene_id] = scene.mesh
-        return scene
-
-    def mesh(self, scene_id: str) -> MeshFile | None:
-        # The mesh is named inside scene.json: reread only when this id was not loaded here.
-        if scene_id not in self._meshes and self.load(scene_id) is None:
-            return None
-        path = self._meshes.get(scene_id)
-        return MeshFile(path) if path else None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+        return self._read_scene(path, scene_id, scene_id)
 
 
 SCENE_INDEX = "index.json"
 
 
-class SceneIndex:
+class SceneIndex(_ReadsSceneFiles):
     """`<release>/scenes/index.json`: scene id -> a scene folder (relative to scenes/, inside the release),
     e.g. `{"scene4": "Rs_int"}` for a scene imported with `gst-viewer import-scene`.
 
@@ -97,12 +107,12 @@ class SceneIndex:
     """
 
     def __init__(self, release_root: str | Path):
+        super().__init__()
         self.root = Path(release_root)
         self.file = self.root / SCENES_FOLDER / SCENE_INDEX
         self._entries: dict[str, Path] | None = None
         self._bad: dict[str, object] = {}           # scene id -> the Diagnostic that refused its entry
         self.diagnostics = Diagnostics()
-        self._meshes: dict[str, str | None] = {}     # scene id -> mesh path, as its last load read it
 
     def entries(self) -> dict[str, Path]:
         """Scene id -> the folder holding its scene.json, read once."""
@@ -154,19 +164,10 @@ class SceneIndex:
             empty = Scene(scene_id, str(self.file.parent))
             empty.diagnostics.items.append(bad)
             return empty
-        from .scene_reader import read_scene_file
         # Read under the folder's own id (scene.json names it), then known by the release's id.
-        scene = read_scene_file(folder / SCENE_FILE, folder.name)
-        scene.id = scene_id
+        scene = self._read_scene(folder / SCENE_FILE, folder.name, scene_id)
         scene.diagnostics.items[:0] = self.diagnostics.items
-        self._meshes[scene_id] = scene.mesh
         return scene
-
-    def mesh(self, scene_id: str) -> MeshFile | None:
-        if scene_id not in self._meshes and self.load(scene_id) is None:
-            return None
-        path = self._meshes.get(scene_id)
-        return MeshFile(path) if path else None
 
 
 # Kinds of scene source by name, each made from the release root. A release's
