@@ -41,21 +41,28 @@ def target_visibility(auditor: SceneAuditor, check: Check, g: QuestionGeometry) 
     return vis
 
 
+def view_caster(auditor: SceneAuditor, check: Check, g: QuestionGeometry) -> tuple[Visibility, object] | None:
+    """The ray caster and the camera of the question's current view; None (the check skipped) without them."""
+    if g.viewpoint is None:
+        auditor.skip(check, geometry_problem(g, "viewpoint", "no viewpoint"))
+        return None
+    intrinsics = g.viewpoint.intrinsics or (g.video.intrinsics if g.video else None)
+    if intrinsics is None:
+        auditor.skip(check, f"viewpoint {g.viewpoint.id} has no intrinsics (nor its video)")
+        return None
+    vis = target_visibility(auditor, check, g)
+    return None if vis is None else (vis, intrinsics)
+
+
 class TargetVisibleInQueryView(Check):
     def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
         if getattr(q, "setting", GLOBAL) != GLOBAL:
             auditor.skip(self, "a local variant: its target is meant to be seen (target_visible_in_local_view)")
             return
-        if g.viewpoint is None:
-            auditor.skip(self, geometry_problem(g, "viewpoint", "no viewpoint"))
+        cast = view_caster(auditor, self, g)
+        if cast is None:
             return
-        intrinsics = g.viewpoint.intrinsics or (g.video.intrinsics if g.video else None)
-        if intrinsics is None:
-            auditor.skip(self, f"viewpoint {g.viewpoint.id} has no intrinsics (nor its video)")
-            return
-        vis = target_visibility(auditor, self, g)
-        if vis is None:
-            return
+        vis, intrinsics = cast
         seen = auditor.memo(("in_view", g.viewpoint.id, g.target.id),
                             lambda: vis.in_view(g.viewpoint.pose, intrinsics, [g.target.id])).get(g.target.id)
         if seen is None or seen.fraction < VIEW_MIN_FRACTION:

@@ -11,26 +11,20 @@ from __future__ import annotations
 
 from ...scene import QuestionGeometry
 from ...settings_table import LOCAL
-from ..auditors import SceneAuditor, geometry_problem
+from ..auditors import SceneAuditor
 from ..registry import Check
 from ..types import OBJECT_KEYS
-from .ray_cast import NEEDS_RAYS, VIEW_MIN_FRACTION, target_visibility
+from .ray_cast import NEEDS_RAYS, VIEW_MIN_FRACTION, view_caster
 
 
 class TargetVisibleInLocalView(Check):
     def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
         if q.setting not in LOCAL:
             return
-        if g.viewpoint is None:
-            auditor.skip(self, geometry_problem(g, "viewpoint", "no viewpoint"))
+        cast = view_caster(auditor, self, g)
+        if cast is None:
             return
-        intrinsics = g.viewpoint.intrinsics or (g.video.intrinsics if g.video else None)
-        if intrinsics is None:
-            auditor.skip(self, f"viewpoint {g.viewpoint.id} has no intrinsics (nor its video)")
-            return
-        vis = target_visibility(auditor, self, g)
-        if vis is None:
-            return
+        vis, intrinsics = cast
         seen = auditor.memo(("in_view", g.viewpoint.id),
                             lambda: vis.in_view(g.viewpoint.pose, intrinsics, auditor.targets)).get(g.target.id)
         fraction = 0.0 if seen is None else seen.fraction
