@@ -44,6 +44,23 @@ def _unknown_columns(con: sqlite3.Connection) -> list[str]:
     return [row[1] for row in con.execute("PRAGMA table_info(changes)") if row[1] not in _COLUMNS]
 
 
+def immediate_transaction(con: sqlite3.Connection, apply):
+    """apply(con) between BEGIN IMMEDIATE and COMMIT (writers queue, none loses an update);
+    on any error the transaction is rolled back and the error raised again."""
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        result = apply(con)
+        con.execute("COMMIT")
+        return result
+    except BaseException:
+        if con.in_transaction:
+            try:
+                con.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
+
+
 def _writable(path: Path) -> bool:
     """Whether SQLite may write the file and, for its journal, its folder."""
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
@@ -387,22 +404,9 @@ class FlagStore:
         if self.readonly or self._con is None:
             raise UserError(self.problem or f"{self.path}: flags are read-only")
         with self._lock:
-            con = self._con
             try:
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    result = apply(con)
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
-                con.execute("COMMIT")
-                return result
+                return immediate_transaction(self._con, apply)
             except sqlite3.Error as e:
-                if con.in_transaction:
-                    try:
-                        con.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
                 message = self._describe(e, "the change was not saved")
                 if not isinstance(e, sqlite3.OperationalError) or "locked" not in str(e):
                     # Damage (not a passing lock): stop writing, keep showing what can be read.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .browse import BrowseFilter
 from .diagnostics import UserError
-from .flags import BUSY_SECONDS, annotations_path, now
+from .flags import BUSY_SECONDS, annotations_path, immediate_transaction, now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS views(
@@ -155,19 +155,7 @@ class ViewStore:
         if self._con is None:
             raise UserError(self.problem or f"{self.path}: saved views are read-only")
         with self._lock:
-            con = self._con
             try:
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    con.execute(sql, args)
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
-                con.execute("COMMIT")
+                immediate_transaction(self._con, lambda con: con.execute(sql, args))
             except sqlite3.Error as e:
-                if con.in_transaction:
-                    try:
-                        con.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
                 raise UserError(f"{self.path}: the view was not saved ({e})") from None
