@@ -53,7 +53,35 @@ class VideoError(Exception):
     """A video that cannot be opened or decoded; the text says why, for the user."""
 
 
-class CvVideoReader:
+class _FrameCache:
+    """The last decoded frames of a reader, so stepping back and forth is free."""
+
+    def __init__(self, cache_frames: int):
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._cache_frames = cache_frames
+
+    def _cached(self, index: int) -> np.ndarray | None:
+        hit = self._cache.get(index)
+        if hit is not None:
+            self._cache.move_to_end(index)
+        return hit
+
+    def _put(self, index: int, img: np.ndarray) -> None:
+        self._cache[index] = img
+        if len(self._cache) > self._cache_frames:
+            self._cache.popitem(last=False)
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class CvVideoReader(_FrameCache):
     """Random access to the frames of one video file through OpenCV (used when PyAV is missing).
 
     Sequential reads (playback) decode the next frame; any other index seeks.
@@ -75,8 +103,7 @@ class CvVideoReader:
         self.width = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH))
         self.height = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
         self._next = 0                         # index the next read() returns
-        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
-        self._cache_frames = cache_frames
+        super().__init__(cache_frames)
         first = self._read()
         if first is None:
             self.close()
@@ -88,9 +115,8 @@ class CvVideoReader:
     def frame(self, index: int) -> np.ndarray:
         """Frame `index` (clamped to the video) as (h, w, 3) RGB; VideoError if undecodable."""
         index = min(max(int(index), 0), self.n_frames - 1)
-        hit = self._cache.get(index)
+        hit = self._cached(index)
         if hit is not None:
-            self._cache.move_to_end(index)
             return hit
         if index != self._next:
             self._cap.set(self._cv2.CAP_PROP_POS_FRAMES, index)
@@ -112,24 +138,14 @@ class CvVideoReader:
         self._next += 1
         return self._cv2.cvtColor(bgr, self._cv2.COLOR_BGR2RGB)
 
-    def _put(self, index: int, img: np.ndarray) -> None:
-        self._cache[index] = img
-        if len(self._cache) > self._cache_frames:
-            self._cache.popitem(last=False)
-
     def close(self) -> None:
         if self._cap is not None:
             self._cap.release()
             self._cap = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
-class AvVideoReader:
+class AvVideoReader(_FrameCache):
     """Random access to the frames of one video file through PyAV, as RGB uint8 arrays.
 
     The packet index read at open gives each frame's presentation time and
@@ -144,8 +160,7 @@ class AvVideoReader:
             raise VideoError(f"{path}: file not found")
         av = import_av()
         self.path = path
-        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
-        self._cache_frames = cache_frames
+        super().__init__(cache_frames)
         self._container = None
         try:
             self._container = av.open(path)
@@ -186,9 +201,8 @@ class AvVideoReader:
     def frame(self, index: int) -> np.ndarray:
         """Frame `index` (clamped to the video) as (h, w, 3) RGB; VideoError if undecodable."""
         index = min(max(int(index), 0), self.n_frames - 1)
-        hit = self._cache.get(index)
+        hit = self._cached(index)
         if hit is not None:
-            self._cache.move_to_end(index)
             return hit
         img = self._decode_to(index)
         self._put(index, img)
@@ -215,22 +229,12 @@ class AvVideoReader:
         self._decoder = None
         raise VideoError(f"{self.path}: frame {index} cannot be decoded")
 
-    def _put(self, index: int, img: np.ndarray) -> None:
-        self._cache[index] = img
-        if len(self._cache) > self._cache_frames:
-            self._cache.popitem(last=False)
-
     def close(self) -> None:
         if self._container is not None:
             self._container.close()
             self._container = None
             self._decoder = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def VideoReader(path: str, cache_frames: int = 48):
