@@ -31,6 +31,7 @@ def _show_column(state, kind_name: str) -> int:
 
 def test_brushing_the_histogram_filters_the_browser(qtbot, demo):
     w, state = demo
+    w.plots_dock.raise_()                          # brushed where the user sees the plots
     col = _show_column(state, "angle")
     settle(qtbot, w)
     plots = w.plots

@@ -114,6 +114,8 @@ class MainWindow(QMainWindow):
                   self.settings_dock):
             self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
+        self.plots_dock.visibilityChanged.connect(self.plots.set_shown)
+        self.plots.set_shown(not self.plots_dock.visibleRegion().isEmpty())
         self.resizeDocks([self.browser_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
 

@@ -96,11 +96,13 @@ class PlotsPanel(QWidget):
         self.column_box.currentIndexChanged.connect(lambda _: self.redraw())
         self.scatter_plot.scene().sigMouseClicked.connect(self._clicked)
         state.events.session.connect(self._session_changed)
-        state.events.models.connect(self.redraw)
-        state.events.visible_models.connect(self.redraw)
+        state.events.models.connect(self._redraw_when_shown)
+        state.events.visible_models.connect(self._redraw_when_shown)
         state.events.question.connect(self._question_changed)
         state.events.filter.connect(self._filter_changed)
         self._model_shown: int | None = None
+        self._stale = False                      # changed while hidden: redrawn when shown
+        self._shown = True
         # Per (model result, column): histogram, scatter, status counts. A session's results do not change
         # once scored, so switching back and forth between models and columns costs nothing the second time.
         self._stats: dict[tuple[int, int], tuple] = {}
@@ -118,7 +120,7 @@ class PlotsPanel(QWidget):
                 if i in present:
                     self.column_box.addItem(f"{c.key} — {c.title}", i)
         self.column_box.blockSignals(False)
-        self.redraw()
+        self._redraw_when_shown()
 
     def _wanted_column(self) -> int | None:
         chosen = self.column_box.currentData()
@@ -131,15 +133,30 @@ class PlotsPanel(QWidget):
         return c if c >= 0 else None
 
     def _question_changed(self) -> None:
-        if self._wanted_column() != self.column:
-            self.redraw()
-        else:
+        if self._stale or self._wanted_column() != self.column:
+            self._redraw_when_shown()
+        elif self._shown:
             self._highlight()
 
     def _filter_changed(self, f) -> None:
-        if f.model != self._model_shown:
-            self.redraw()
+        if self._stale or f.model != self._model_shown:
+            self._redraw_when_shown()
         self._show_brush(f)
+
+    def _redraw_when_shown(self) -> None:
+        """Plots nobody sees are not drawn: stepping through questions with the dock tabbed away
+        costs nothing; it catches up when shown (`set_shown`)."""
+        if self._shown:
+            self.redraw()
+        else:
+            self._stale = True
+
+    def set_shown(self, shown: bool) -> None:
+        """Whether the plots can be seen: a dock tabbed away is moved off screen, not hidden, so the
+        window says so (QDockWidget.visibilityChanged)."""
+        self._shown = shown
+        if shown and self._stale:
+            self.redraw()
 
     @property
     def model(self) -> int | None:
@@ -163,6 +180,7 @@ class PlotsPanel(QWidget):
 
     def redraw(self) -> None:
         """Every plot for the column and model the state says."""
+        self._stale = False
         s = self.state.session
         self.column = self._wanted_column()
         m = self._model_shown = self.model
