@@ -131,7 +131,23 @@ def shown_box(ov: Overlay) -> tuple[float, float, float, float]:
 
 def on_dark(image: QImage, colour: QColor) -> QImage:
     """The map with its empty surroundings (near-white, reaching the border) in `colour`: a dark slide
-    shows the rooms, not a white sheet around them. The rooms themselves keep their colours."""
+    shows the rooms, not a white sheet around them. The rooms themselves keep their colours.
+
+    A clip paints the same map in every frame: the result is kept per image and colour.
+    """
+    key = (image.cacheKey(), colour.rgba())
+    hit = _ON_DARK.get(key)
+    if hit is None:
+        hit = _ON_DARK[key] = _darken_surroundings(image, colour)
+        while len(_ON_DARK) > 8:
+            _ON_DARK.pop(next(iter(_ON_DARK)))
+    return hit
+
+
+_ON_DARK: dict[tuple[int, int], QImage] = {}
+
+
+def _darken_surroundings(image: QImage, colour: QColor) -> QImage:
     from scipy import ndimage
 
     from .canvas import qimage_to_rgb, rgb_to_qimage
