@@ -209,7 +209,7 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
             lines = data.split(b"\n")
             if data.endswith(b"\n"):
                 lines.pop()
-            numbers, values = _fast_chunk(lines, line, decoders)
+            numbers, values = _fast_chunk(lines, line, decoders, data)
             if numbers is None:
                 text, reported_utf8 = _chunk_text(data, path, diags, line, reported_utf8)
                 nonblank = nonblank or any(ln and not ln.isspace() for ln in text.split("\n"))
@@ -229,15 +229,17 @@ def _decoders(types: tuple) -> list:
     return [msgspec.json.Decoder(list[t]) for t in (*types, Any)]
 
 
-def _fast_chunk(lines: list[bytes], first_line: int, decoders: list) -> tuple[list[int] | None, list]:
+def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
+                data: bytes = b"") -> tuple[list[int] | None, list]:
     """The chunk's non-blank lines decoded by the first decoder that takes them all (dropping those
-    before it from `decoders`); (None, []) when none does."""
+    before it from `decoders`); (None, []) when none does. `data` is the chunk's bytes, `lines` split."""
     import msgspec
     numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
     if not numbers:
         # Blank by bytes; a line of Unicode spaces is not, and takes the careful path.
         return [], []
-    body = b"[" + b",".join(lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]) + b"]"
+    kept = lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]
+    body = b"[" + b",".join(kept) + b"]"
     while decoders:
         try:
             values = decoders[0].decode(body)
@@ -248,8 +250,10 @@ def _fast_chunk(lines: list[bytes], first_line: int, decoders: list) -> tuple[li
             return None, []
         # A line holding "1, 2" adds an element, and two halves of a value joined by our comma would
         # pass for one: both go to the careful path, which reports them.
-        kept = lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]
-        ok = len(values) == len(numbers) and _every_line_closes(b"\n".join(ln.rstrip() for ln in kept))
+        # The usual chunk is judged by counting in C over its bytes; one with blank lines or spaces
+        # after its values, line by line.
+        ok = len(values) == len(numbers) and (_every_line_closes(data.rstrip(b"\n")) or _every_line_closes(
+            b"\n".join(ln.rstrip() for ln in kept)))
         return (numbers, values) if ok else (None, [])
     return None, []
 
