@@ -59,7 +59,7 @@ def _say_question_problems(session, qi: int) -> None:
     the figure shows a note in its place, but a script reading the output should hear it too."""
     q = session.release.questions[qi]
     for d in session.release.diagnostics:
-        if d.file == q.source and (d.line is None or d.line == q.line) and q.uid in d.message:
+        if d.file == q.source and d.line == q.line:         # its own question.json, or its line
             print(f"gst-viewer: {d}", file=sys.stderr)
 
 

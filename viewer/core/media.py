@@ -34,6 +34,7 @@ class MediaIndex:
         self._all: set[str] | None = None
         self._complete = False
         self._refused: dict[str, str] = {}     # present but not readable as media: why
+        self._real_root = os.path.realpath(self.root)   # links are judged on resolved paths
 
     def resolve(self, declared: str, base_dir: str) -> MediaRef:
         """A media path relative to `base_dir`, which must stay in the release."""
@@ -122,7 +123,7 @@ class MediaIndex:
         for e in entries:
             if e.is_symlink():
                 target = os.path.realpath(e.path)
-                if not within(target, os.path.realpath(self.root)):
+                if not within(target, self._real_root):
                     self._refused[e.path] = "a link to a file outside the release (refused)"
                     continue
                 if not os.path.isfile(target):

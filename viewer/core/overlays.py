@@ -16,7 +16,7 @@ world: own-map pixel -> world -> shown-map pixel.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -367,7 +367,6 @@ class SceneContext:
     target_distance: float | None = None
     topdown: object = None                 # the question's own map (TopdownMap), for map answers
     floor_z: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def column(self):

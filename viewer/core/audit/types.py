@@ -33,7 +33,7 @@ class Finding:
 
     def to_json(self) -> dict:
         return {"uid": self.uid, "check": self.check, "severity": self.severity,
-                "message": self.message, "details": _finite(self.details)}
+                "message": self.message, "details": json_safe(self.details, digits=None)}
 
 
 class Tally:
@@ -99,29 +99,21 @@ class AuditReport:
         return out
 
 
-def _finite(value: Any) -> Any:
-    """`value` with NaN and infinities as None (JSON has no such numbers; a NaN answer has them)."""
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
-def json_safe(value: Any) -> Any:
-    """Numbers as plain floats/ints rounded for reading; numpy scalars and arrays unwrapped."""
+def json_safe(value: Any, digits: int | None = 4) -> Any:
+    """Numbers as plain floats/ints rounded to `digits` for reading (None: as they are); numpy scalars
+    and arrays unwrapped; NaN and infinities as None (JSON has no such numbers; a NaN answer has them)."""
     import numpy as np
     if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v, digits) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, digits) for v in value]
     if isinstance(value, np.ndarray):
-        return json_safe(value.tolist())
+        return json_safe(value.tolist(), digits)
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (float, np.floating)):
         v = float(value)
-        return round(v, 4) if np.isfinite(v) else None
+        if not np.isfinite(v):
+            return None
+        return v if digits is None else round(v, digits)
     return value

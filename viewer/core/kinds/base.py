@@ -187,8 +187,4 @@ def kinds() -> list[AnswerKind]:
     return list(_KINDS.values())
 
 
-def finite_ok(value) -> bool:
-    return value is not None and all(math.isfinite(v) for v in np.atleast_1d(value))
-
-
 __all__ = ["AnswerKind", "NumberKind", "WIDTH", "register", "unregister", "get_kind", "kinds", "OK"]
