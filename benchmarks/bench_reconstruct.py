@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_geometry import median_time  # noqa: E402  (the benchmarks folder is on sys.path)
 
 from viewer.assets import default_release  # noqa: E402
 from viewer.core.reconstruct import reconstruct  # noqa: E402
@@ -27,15 +27,6 @@ from viewer.core.uid import parse_uid  # noqa: E402
 
 N = 200_000
 SCENES = 500
-
-
-def median_time(fn, repeat=5) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def write_release(root: Path) -> None:
