@@ -68,3 +68,19 @@ def make_inspector(qtbot, settings):
     yield make
     for win in made:
         win.jobs.wait(10000)
+
+
+@pytest.fixture
+def inspect_demo(make_inspector, tmp_path):
+    """inspect_demo(size=None) -> (window, state) on a copy of the bundled demo with its predictions
+    (a copy: the window keeps reviewer flags beside the release it opens)."""
+    import shutil
+
+    from viewer.assets import assets_dir
+
+    def open_demo(size=None):
+        root = tmp_path / "demo"
+        shutil.copytree(assets_dir() / "demo", root)
+        preds = sorted((root / "predictions").glob("*.jsonl"))
+        return make_inspector(root, preds, size=size) if size else make_inspector(root, preds)
+    return open_demo

@@ -14,11 +14,8 @@ pytestmark = pytest.mark.skipif(not (DEMO / "questions.jsonl").is_file(), reason
 
 
 @pytest.fixture
-def demo(make_inspector, tmp_path):
-    import shutil
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root)
-    return make_inspector(root, sorted((root / "predictions").glob("*.jsonl")), size=(1600, 1000))
+def demo(inspect_demo):
+    return inspect_demo(size=(1600, 1000))
 
 
 def _show_column(state, kind_name: str) -> int:

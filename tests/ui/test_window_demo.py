@@ -13,11 +13,8 @@ pytestmark = pytest.mark.skipif(not (DEMO / "questions.jsonl").is_file(), reason
 
 
 @pytest.fixture
-def demo(make_inspector, tmp_path):
-    import shutil
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root)
-    return make_inspector(root, sorted((root / "predictions").glob("*.jsonl")))
+def demo(inspect_demo):
+    return inspect_demo()
 
 
 def test_step_through_every_sample(qtbot, demo):
