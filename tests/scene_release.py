@@ -74,16 +74,17 @@ def write_png(path: Path, rgb: np.ndarray) -> None:
 
 
 def write_video(path: Path, n_frames: int = N_FRAMES) -> bool:
-    """A short MP4 whose frame k is a grey level 20 k; False when no encoder is available."""
-    from viewer.render.video import import_cv2
-    cv2 = import_cv2()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (64, 48))
-    if not out.isOpened():
+    """A short H.264 MP4 (PyAV) whose frame k is a grey level 20 k; False when no encoder is available."""
+    from viewer.render.clip_writer import open_av_writer
+    from viewer.render.video import import_av
+    av = import_av()
+    if av is None or "libx264" not in av.codecs_available:
         return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = open_av_writer(path, 10, (64, 48))
     for k in range(n_frames):
         out.write(np.full((48, 64, 3), 20 * k % 256, np.uint8))
-    out.release()
+    out.close()
     return path.is_file() and path.stat().st_size > 0
 
 

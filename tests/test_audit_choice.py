@@ -17,8 +17,8 @@ pytest.importorskip("viewer.demo.generate")
 from viewer.core.audit import run_audit  # noqa: E402
 from viewer.core.audit.choice import NO_IMAGE_READER, TOPDOWN_LEVELS  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
+from viewer.demo.opencv import import_cv2  # noqa: E402
 from viewer.render.audit_images import SceneImages  # noqa: E402
-from viewer.render.video import import_cv2  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CHECKS = ["choice_answer_mismatch", "choice_options_ambiguous"]

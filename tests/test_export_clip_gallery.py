@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from viewer.cli import main  # noqa: E402
-from viewer.render.video import import_cv2  # noqa: E402
+from viewer.demo.opencv import import_cv2  # noqa: E402
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 GP = "scene1_Object_Localization_Global_Position_visual_potted_plant_yzwbdf_2_video_0"

@@ -38,11 +38,8 @@ def subjects():
 
 
 def _read_png(path):
-    from viewer.render.video import import_cv2
-    cv2 = import_cv2()
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    assert img is not None, f"{path} is not a readable PNG"
-    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    from viewer.render.image_io import read_rgb
+    return read_rgb(path)
 
 
 def _count(img, rgb, tol=2):

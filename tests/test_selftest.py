@@ -54,9 +54,9 @@ def test_window_step_opens_the_release_offscreen(qapp):
 def test_saves_the_rendered_images(tmp_path):
     code, report = run(["--tiny", "--no-window", "--save", str(tmp_path)])
     assert code == 0, report
-    cv2 = pytest.importorskip("cv2")
-    view = cv2.imread(str(tmp_path / "selftest-view.png"))
-    top = cv2.imread(str(tmp_path / "selftest-map.png"))
+    from viewer.render.image_io import read_rgb
+    view = read_rgb(tmp_path / "selftest-view.png")
+    top = read_rgb(tmp_path / "selftest-map.png")
     assert view.shape == (120, 160, 3) and top.shape == (512, 640, 3)
 
 

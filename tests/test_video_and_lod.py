@@ -10,12 +10,13 @@ from viewer.render.lod import cluster_decimate, decimate_to
 from viewer.render.video import VideoError, VideoReader
 
 
-def test_import_cv2_leaves_qt_environment_alone():
+def test_demo_import_cv2_leaves_qt_environment_alone():
+    pytest.importorskip("cv2")
     code = (
         "import os\n"
         "before = {k: os.environ.get(k) for k in ('QT_QPA_PLATFORM_PLUGIN_PATH', 'QT_QPA_FONTDIR', "
         "'LD_LIBRARY_PATH')}\n"
-        "from viewer.render.video import import_cv2\n"
+        "from viewer.demo.opencv import import_cv2\n"
         "import_cv2()\n"
         "after = {k: os.environ.get(k) for k in before}\n"
         "assert before == after, (before, after)\n"
@@ -34,7 +35,7 @@ def test_import_cv2_leaves_qt_environment_alone():
 def test_reader_random_access_and_sequential(tmp_path):
     path = tmp_path / "v.mp4"
     if not sr.write_video(path, 12):
-        pytest.skip("no mp4 encoder in this OpenCV build")
+        pytest.skip("no H.264 encoder in this PyAV build")
     r = VideoReader(str(path))
     assert (r.n_frames, r.width, r.height) == (12, 64, 48)
     levels = [int(r.frame(k).mean()) for k in range(12)]

@@ -8,7 +8,7 @@ Steps, each timed and reported on one line:
               models must score exactly what the scoring rules give);
 3. render   - one egocentric view ray-cast with open3d, encoded as PNG, and a
               top-down photo map of the same scene;
-4. video    - the first frame of the first video a question plays (OpenCV/ffmpeg);
+4. video    - the first frame of the first video a question plays (PyAV/FFmpeg);
 5. window   - the main window opened on the release offscreen (Qt), unless
               `--no-window`.
 
@@ -222,9 +222,9 @@ def _check_tiny_scores(board: dict) -> None:
 
 def _render(session, save: str | None):
     from .core.scene import SceneLibrary
+    from .render.image_io import encode_png, write_png
     from .render.raycast import Raycaster
     from .render.scene_assets import SceneAssets
-    from .render.video import import_cv2
 
     library = SceneLibrary(session.release.root)
     with_meta = [s for s in session.release.scenes if s in set(library.available())]
@@ -251,15 +251,15 @@ def _render(session, save: str | None):
     if drawn < MIN_HIT_SHARE:
         raise SelftestFailure(f"{scene.id}: the top-down map is blank ({drawn:.0%} drawn)")
 
-    cv2 = import_cv2()
-    ok, png = cv2.imencode(".png", view.color[:, :, ::-1])
-    if not ok:
-        raise SelftestFailure("OpenCV cannot encode a PNG")
+    try:
+        png = encode_png(view.color)
+    except OSError as e:
+        raise SelftestFailure(f"Pillow cannot encode a PNG ({e})") from None
     if save:
         folder = Path(save)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "selftest-view.png").write_bytes(png.tobytes())
-        cv2.imwrite(str(folder / "selftest-map.png"), top.image[:, :, ::-1])
+        (folder / "selftest-view.png").write_bytes(png)
+        write_png(folder / "selftest-map.png", top.image)
     return view, (f"{scene.id} {name} {intr[0]}x{intr[1]}: {hit:.0%} of pixels hit, "
                   f"{len(mesh.triangles):,} triangles, PNG {len(png) / 1024:.0f} kB; "
                   f"map {top.image.shape[1]}x{top.image.shape[0]}"
@@ -310,7 +310,7 @@ def _window(release_dir: Path, session):
 
 def _versions() -> str:
     """Versions of what was imported (nothing is imported just to print a version)."""
-    names = [("numpy", "numpy"), ("open3d", "open3d"), ("trimesh", "trimesh"), ("opencv", "cv2"),
+    names = [("numpy", "numpy"), ("open3d", "open3d"), ("trimesh", "trimesh"), ("PyAV", "av"), ("Pillow", "PIL"),
              ("PyQt6", "PyQt6.QtCore"), ("pyqtgraph", "pyqtgraph")]
     parts = []
     for label, mod in names:
@@ -422,18 +422,17 @@ def _tiny_instances() -> dict:
 
 
 def _write_tiny_video(path: Path) -> bool:
-    """Ten 64x48 frames of a moving gradient; False when OpenCV cannot write mp4 here."""
-    from .render.video import import_cv2
+    """Ten 64x48 frames of a moving gradient, H.264 through PyAV; False when PyAV cannot write it here."""
+    from .render.clip_writer import open_av_writer
     try:
-        cv2 = import_cv2()
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (64, 48))
-        if not writer.isOpened():
-            return False
-        ramp = np.linspace(0, 255, 64, dtype=np.float32)[None, :]
-        for k in range(10):
-            g = ((ramp + 20 * k) % 256).astype(np.uint8).repeat(48, axis=0)
-            writer.write(np.dstack([g, 255 - g, np.full_like(g, 40 + 20 * k)]))
-        writer.release()
+        writer = open_av_writer(path, 10, (64, 48))
+        try:
+            ramp = np.linspace(0, 255, 64, dtype=np.float32)[None, :]
+            for k in range(10):
+                g = ((ramp + 20 * k) % 256).astype(np.uint8).repeat(48, axis=0)
+                writer.write(np.dstack([np.full_like(g, 40 + 20 * k), 255 - g, g]))
+        finally:
+            writer.close()
     except Exception:
         return False
     return path.is_file() and path.stat().st_size > 0

@@ -1,6 +1,7 @@
 """Writing the demo's media: H.264 videos, red target boxes, trajectories on maps.
 
-Images are RGB in memory and converted to OpenCV's BGR only when written.
+Images are RGB in memory and converted to OpenCV's BGR only when written (OpenCV
+only in the demo generator: see viewer/demo/opencv.py).
 Videos are H.264 (yuv420p, `+faststart`) through PyAV, as published
 releases ship them; libx264 on one thread with fixed settings writes the
 same bytes for the same frames, so the demo regenerates identically.
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.render.video import import_cv2
+from viewer.demo.opencv import import_cv2
 
 RED = (230, 40, 40)
 TRAJ_RED = (235, 70, 70)

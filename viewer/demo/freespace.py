@@ -43,7 +43,8 @@ class FloorGrid:
 
     def rasterise(self, polygons: np.ndarray) -> np.ndarray:
         """Boolean (ny, nx) mask of the cells covered by (K, 4, 2) world polygons."""
-        import cv2
+        from .opencv import import_cv2
+        cv2 = import_cv2()
         mask = np.zeros((self.ny, self.nx), np.uint8)
         if len(polygons):
             shift = 4                                   # sub-cell precision for cv2.fillPoly

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.render.video import import_cv2
+from viewer.demo.opencv import import_cv2
 
 TILE = (400, 320)
 

@@ -2,7 +2,7 @@
 
 `SceneImages` implements viewer.core.audit.images.ImageSource (the class
 itself is the factory): pass it to `run_audit(images=SceneImages)`. Files
-are read with OpenCV; references are rendered by `topdown.render_topdown`
+are read with Pillow (`image_io.read_rgb`); references are rendered by `topdown.render_topdown`
 through SceneAssets, which keeps each scene's mesh and maps for the audit.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import os
 import numpy as np
 
 from ..core.scene import Scene
+from .image_io import read_rgb
 from .scene_assets import SceneAssets
-from .video import import_cv2
 
 
 class SceneImages:
@@ -21,13 +21,12 @@ class SceneImages:
         self.assets = assets or SceneAssets()
 
     def read(self, path: str) -> np.ndarray:
-        cv2 = import_cv2()
         if not os.path.isfile(path):
             raise OSError(f"{os.path.basename(path)}: no such file")
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"{os.path.basename(path)} is not an image OpenCV can read")
-        return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+        try:
+            return read_rgb(path)
+        except OSError:
+            raise ValueError(f"{os.path.basename(path)} is not a readable image") from None
 
     def topdown(self, scene: Scene, level: str, width: int) -> np.ndarray:
         """The scene's map at `level` through its own affine for that level (another level's, else one

@@ -1,12 +1,10 @@
-"""Writing a clip's frames to a file: PyAV (H.264) for MP4, Pillow for GIF, OpenCV only as a fallback.
+"""Writing a clip's frames to a file: PyAV (H.264) for MP4 and AVI, Pillow for GIF.
 
 MP4s are H.264 in yuv420p with the index at the front (`+faststart`), which
 browsers and slide tools play, encoded by libx264 through PyAV with fixed
-settings (one thread, no macroblock tree: the same frames give the same bytes). When PyAV is
-not installed, OpenCV's writer takes over and the writer's `note` names it
-and its codec, for the user to see; an OpenCV build without MP4 encoders
-writes Motion-JPEG AVI next to the requested name, also noted.
-GIFs are written by Pillow: each frame quantised to its own palette,
+settings (one thread, no macroblock tree: the same frames give the same bytes).
+A PyAV build without libx264 writes MPEG-4 Part 2, and the writer's `note`
+says so. AVIs are Motion-JPEG. GIFs are written by Pillow: each frame quantised to its own palette,
 identical consecutive frames merged into one longer frame.
 """
 from __future__ import annotations
@@ -18,16 +16,13 @@ from typing import Callable
 import numpy as np
 
 from ..core.diagnostics import UserError
-from .video import import_av, import_cv2
+from .video import import_av
 
 SUFFIXES = (".mp4", ".avi", ".gif")
 # Quality for talks: visually clean text and maps at a few hundred kB per second of 720p.
 # One thread and no macroblock tree: with mbtree, libx264's lookahead makes a second encode in the
 # same process differ from the first (measured), and the demo must regenerate byte for byte.
 H264_OPTIONS = {"crf": "20", "preset": "medium", "threads": "1", "x264-params": "mbtree=0"}
-# OpenCV fallback: (fourcc, container suffix), tried in this order.
-MP4_CODECS: tuple[tuple[str, str], ...] = (("mp4v", ".mp4"), ("avc1", ".mp4"), ("MJPG", ".avi"))
-AVI_CODECS: tuple[tuple[str, str], ...] = (("MJPG", ".avi"), ("XVID", ".avi"))
 
 
 def check_writable(path: Path) -> Path:
@@ -127,43 +122,8 @@ class GifWriter:
         self._frames = []
 
 
-# ---------------------------------------------------------------- OpenCV
-def _cv2_opener(path: Path, fourcc: str, fps: float, size: tuple[int, int]):
-    cv2 = import_cv2()
-    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), float(fps), tuple(size))
-    if not w.isOpened():
-        w.release()
-        return None
-    return w
-
-
-def open_cv2_writer(path: Path, fps: float, size: tuple[int, int], opener=_cv2_opener) -> ClipWriter:
-    """OpenCV's writer, codecs tried in order; the note names OpenCV and any codec substituted.
-    `opener(path, fourcc, fps, size)` -> writer or None; tests imitate builds without FFmpeg."""
-    suffix = path.suffix.lower()
-    tried = []
-    for fourcc, container in (MP4_CODECS if suffix == ".mp4" else AVI_CODECS):
-        target = path if container == suffix else path.with_suffix(container)
-        if target != path:
-            check_writable(target)
-        w = opener(target, fourcc, fps, size)
-        if w is None:
-            tried.append(fourcc)
-            continue
-        cv2 = import_cv2()
-        note = f"PyAV is not installed: wrote {target.name} with OpenCV's {fourcc} writer"
-        if tried:
-            note += f" ({'/'.join(tried)} not available in this OpenCV build)"
-        return ClipWriter(target, fourcc, note,
-                          lambda rgb, w=w, cv2=cv2: w.write(cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)),
-                          w.release)
-    raise UserError(f"{path}: PyAV is not installed and this OpenCV build can write no video codec "
-                    f"(tried {', '.join(tried)}); install PyAV (pip install av) or write a .gif")
-
-
 def open_clip_writer(path: Path, fps: float, size: tuple[int, int]) -> ClipWriter:
-    """A writer for `path`: .mp4 (H.264) or .avi (Motion-JPEG) through PyAV, OpenCV when PyAV is
-    missing; .gif through Pillow."""
+    """A writer for `path`: .mp4 (H.264) or .avi (Motion-JPEG) through PyAV; .gif through Pillow."""
     path = check_writable(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
@@ -173,7 +133,8 @@ def open_clip_writer(path: Path, fps: float, size: tuple[int, int]) -> ClipWrite
         return ClipWriter(path, "gif", "", gif.write, gif.close)
     av = import_av()
     if av is None:
-        return open_cv2_writer(path, fps, size)
+        raise UserError(f"{path}: writing {suffix} needs PyAV, a dependency of gst-viewer (pip install av); "
+                        "or write a .gif")
     codec, note = ("libx264" if suffix == ".mp4" else "mjpeg"), ""
     if codec == "libx264" and "libx264" not in av.codecs_available:
         codec, note = "mpeg4", "this PyAV build has no H.264 encoder (libx264): wrote MPEG-4 Part 2"

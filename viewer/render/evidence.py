@@ -165,12 +165,36 @@ def frame(rgb: np.ndarray, colors: list[np.ndarray], width: int | None = None) -
 
 
 def draw_walk(rgb: np.ndarray, pixels: np.ndarray) -> np.ndarray:
-    """The map with the walked path drawn over it and a ring at its start."""
-    from .video import import_cv2
-    cv2 = import_cv2()
-    out = np.ascontiguousarray(rgb.copy())
-    shift = 3
-    pts = np.round(np.asarray(pixels, float) * (1 << shift)).astype(np.int32)
-    cv2.polylines(out, [pts.reshape(-1, 1, 2)], False, WALKED, 3, cv2.LINE_AA, shift)
-    cv2.circle(out, tuple(int(v) for v in pts[0]), 9 << shift, WALKED, 3, cv2.LINE_AA, shift)
+    """The map with the walked path drawn over it (3 pixels wide, anti-aliased) and a ring at its start."""
+    out = np.array(rgb, np.uint8, copy=True)
+    pts = np.asarray(pixels, float).reshape(-1, 2)
+    if len(pts) == 0:
+        return out
+    coverage = np.zeros(out.shape[:2], np.float32)
+    for a, b in zip(pts, pts[1:] if len(pts) > 1 else pts):
+        _cover(coverage, np.stack([a, b]), 1.5 + 1, lambda ys, xs, a=a, b=b: _segment_distance(xs, ys, a, b) - 1.5)
+    _cover(coverage, pts[:1], 9 + 1.5 + 1,
+           lambda ys, xs: np.abs(np.hypot(xs - pts[0, 0], ys - pts[0, 1]) - 9) - 1.5)
+    alpha = coverage[:, :, None]
+    out[:] = np.round(out * (1 - alpha) + np.asarray(WALKED, np.float32) * alpha).astype(np.uint8)
     return out
+
+
+def _cover(coverage: np.ndarray, points: np.ndarray, reach: float, outside) -> None:
+    """Raise `coverage` to the area of each pixel a shape covers. `outside(ys, xs)` is the signed
+    distance of pixel centres from the shape's edge; only pixels within `reach` of `points` are looked at."""
+    h, w = coverage.shape
+    x0, y0 = np.maximum(np.floor(points.min(axis=0) - reach), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(points.max(axis=0) + reach) + 1, [w, h]).astype(int)
+    if x0 >= x1 or y0 >= y1:
+        return
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    area = np.clip(0.5 - outside(ys, xs), 0, 1)       # a one-pixel ramp across the edge
+    np.maximum(coverage[y0:y1, x0:x1], area, out=coverage[y0:y1, x0:x1])
+
+
+def _segment_distance(xs: np.ndarray, ys: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    d = b - a
+    t = ((xs - a[0]) * d[0] + (ys - a[1]) * d[1]) / max(float(d @ d), 1e-12)
+    t = np.clip(t, 0, 1)
+    return np.hypot(xs - (a[0] + t * d[0]), ys - (a[1] + t * d[1]))

@@ -20,8 +20,8 @@ from ..core.scene import QuestionGeometry, SceneLibrary, link_question
 from ..core.session import Session
 from ..core.state import shown_results
 from .frame_source import FrameSource, open_frames
+from .image_io import read_rgb
 from .scene_assets import SceneAssets
-from .video import import_cv2
 
 
 @dataclass
@@ -43,14 +43,6 @@ class QuestionMedia:
     def close(self) -> None:
         if self.frames is not None:
             self.frames.close()
-
-
-def read_rgb(path: str) -> np.ndarray:
-    cv2 = import_cv2()
-    bgr = cv2.imread(path, cv2.IMREAD_COLOR)
-    if bgr is None:
-        raise OSError(f"{path}: not a readable image")
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
 def _ref_image(ref, what: str) -> tuple[np.ndarray | None, str]:

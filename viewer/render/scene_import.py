@@ -257,19 +257,20 @@ def _track(req: ImportRequest, tmp: Path, lo, hi, diags: Diagnostics) -> VideoTr
 # ------------------------------------------------------------------ maps
 def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path) -> None:
     """The floor plan and the occupancy map, 640 x 512, fitted to the geometry, as PNGs in maps/."""
+    from .image_io import write_png
     from .topdown import fit_world_to_pixel, render_topdown
-    from .video import import_cv2
     if len(geometry.triangles) == 0:
         return
     lo, hi = geometry.bounds()
     width, height = MAP_SIZE
     W = fit_world_to_pixel(lo, hi, width, height)
     rooms = {k: v.room for k, v in scene.instances.items() if v.room}
-    cv2 = import_cv2()
     (tmp / "maps").mkdir()
     for level in MAP_LEVELS:
         image = render_topdown(geometry, W, width, height, level, rooms=rooms)
         path = tmp / "maps" / f"{level}.png"
-        if not cv2.imwrite(str(path), image[:, :, ::-1]):
-            raise UserError(f"{path}: cannot write the map")
+        try:
+            write_png(path, image)
+        except OSError as e:
+            raise UserError(f"{path}: cannot write the map ({e.strerror or e})") from None
         scene.topdown[level] = TopdownMap(level, str(path), level, width, height, W)
