@@ -17,6 +17,14 @@ app never draws; they (and what only they pull in) are excluded and
 rthook_open3d.py stands in for open3d.visualization.draw_plotly. open3d's
 TensorFlow/PyTorch ops, its GUI resources and ML/Jupyter extras go too, and
 so does Dask (the cluster executor is for an installed gst-viewer, not the app).
+
+OpenCV is not a dependency of the app (video through PyAV, images through
+Pillow); only the demo generator uses it, and the packaged `make-demo` says to
+install gst-viewer[demo]. It is excluded in case a development venv has it.
+Pillow's AVIF, WebP, font, colour-management and Tk modules (and the codec
+libraries only they link) go: the app reads PNG and JPEG and writes PNG and GIF.
+SciPy's subpackages that neither the app nor what scipy.ndimage,
+scipy.sparse.csgraph and scipy.spatial import need (stats, signal, ...) go too.
 """
 from __future__ import annotations
 
@@ -64,6 +72,15 @@ EXCLUDED_PYTHON = [
     # `--executor dask` there says to install gst-viewer[cluster]
     "dask", "distributed", "tornado", "bokeh", "cloudpickle", "toolz", "tlz", "partd", "fsspec", "zict",
     "tblib", "msgpack", "sortedcontainers", "locket",
+    # OpenCV: the demo generator's, not the app's (viewer/demo/opencv.py)
+    "cv2",
+    # Pillow: formats and features the app never reads or writes
+    # (their C modules only: trimesh imports PIL.ImageDraw and so ImageFont, which loads _imagingft when used)
+    "PIL._avif", "PIL._webp", "PIL._imagingft", "PIL._imagingcms", "PIL._imagingtk", "PIL.ImageTk",
+    # SciPy: the app imports ndimage, sparse(.csgraph) and spatial, which bring linalg, special,
+    # optimize, fft and constants; the rest is never imported
+    "scipy.stats", "scipy.signal", "scipy.interpolate", "scipy.integrate", "scipy.io", "scipy.odr",
+    "scipy.cluster", "scipy.datasets", "scipy.misc", "scipy.differentiate",
     # development and test tools, GUI toolkits the app does not use
     "pytest", "_pytest", "pytestqt", "pip", "setuptools", "pkg_resources", "tkinter", "matplotlib",
     "PyQt5", "PySide2", "PySide6",
