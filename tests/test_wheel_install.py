@@ -1,7 +1,7 @@
 """The wheel, built from this checkout, installed into a fresh venv (dependencies
 resolved by pip, nothing shared with the dev venv), passes `gst-viewer --selftest`
 headless and finds its demo inside the package. About a minute on the CI
-machine, mostly pip installing open3d, PyQt6 and OpenCV."""
+machine, mostly pip installing open3d, PyQt6 and PyAV."""
 import os
 import shutil
 import subprocess
