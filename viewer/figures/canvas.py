@@ -24,8 +24,9 @@ PaintFn = Callable[[QPainter], None]
 _APP: list = []          # the application made here, kept alive for the process
 
 
-def ensure_gui_app():
-    """An application for painting text (fonts need one); headless when there is no display.
+def ensure_gui_app(offscreen: bool = False):
+    """An application for painting text (fonts need one); headless when there is no display, or
+    when `offscreen` (a batch worker paints only into images, whatever display its machine has).
 
     A QApplication, not a bare QGuiApplication: widgets made later in the same
     process (the window, its tests) need the widgets kind, and there is only one.
@@ -33,7 +34,10 @@ def ensure_gui_app():
     from PyQt6.QtGui import QGuiApplication
     app = QGuiApplication.instance()
     if app is None:
-        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        # Read when the application is made (not when QtGui is imported): set just before.
+        if offscreen:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PyQt6.QtCore import QCoreApplication, Qt
         from PyQt6.QtWidgets import QApplication
