@@ -79,3 +79,22 @@ def test_an_address_needs_the_dask_executor(tmp_path, capsys):
     assert code == 2
     assert "--address needs --executor dask" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
+
+
+def test_slides_painted_in_two_threads_at_once_are_the_ones_painted_here():
+    """A Dask worker with several threads paints slides side by side, off the main thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from viewer.core.session import open_session
+    from viewer.figures.canvas import ensure_gui_app
+    from viewer.figures.gallery import SessionSource, render_slide, slide_images
+    from viewer.figures.theme import THEMES
+    ensure_gui_app()
+    session = open_session(DEMO, PREDICTIONS)
+    questions = [0, len(session.release) - 1]
+    source = SessionSource(str(DEMO), tuple(PREDICTIONS), None, uuid.uuid4().hex)
+    with ThreadPoolExecutor(2) as pool:
+        there = list(pool.map(lambda qi: render_slide(source, qi, None, THEMES["light"]), questions))
+    for qi, painted in zip(questions, there):
+        mine = slide_images(session, qi, None, THEMES["light"])
+        assert (painted.png, painted.tile) == (mine.png, mine.tile)

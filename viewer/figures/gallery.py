@@ -163,19 +163,22 @@ def render_slide(source: SessionSource, qi: int, models: list[int] | None, theme
     included, may then happen in any thread.
     """
     from ..cluster import in_main_thread
-    with _OPENED_LOCK:
+    with _APP_LOCK:
         in_main_thread(lambda: ensure_gui_app(offscreen=True))
-        if source not in _OPENED:
-            from ..core.session import open_session
-            opened = open_session(source.release, list(source.predictions), benchmark=source.benchmark)
-            _OPENED.clear()                         # one run at a time: a long-lived worker does not hoard
-            _OPENED[source] = (opened, SceneLibrary(opened.release.root), SceneAssets())
-        session, scenes, assets = _OPENED[source]
+    # Opened once per run and per thread (a worker with several threads shares no scene caches
+    # between them); only the latest run is kept, so a long-lived worker does not hoard releases.
+    if getattr(_OPENED, "source", None) != source:
+        from ..core.session import open_session
+        _OPENED.source = None
+        session = open_session(source.release, list(source.predictions), benchmark=source.benchmark)
+        _OPENED.state = (session, SceneLibrary(session.release.root), SceneAssets())
+        _OPENED.source = source
+    session, scenes, assets = _OPENED.state
     return slide_images(session, qi, models, theme, scenes, assets)
 
 
-_OPENED: dict[SessionSource, tuple[Session, SceneLibrary, SceneAssets]] = {}
-_OPENED_LOCK = threading.Lock()
+_APP_LOCK = threading.Lock()
+_OPENED = threading.local()
 
 
 def png_bytes(image: QImage) -> bytes:
