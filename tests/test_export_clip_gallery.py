@@ -145,3 +145,34 @@ def test_gallery_writes_twelve_slides_and_a_grid(tmp_path):
     assert grid.shape[0] > 1300 and grid.shape[1] > 3200
     index = json.loads((out / "gallery.json").read_text())
     assert len(index) == 12 and all(v["uid"] and not v["caveats"] for v in index.values())
+
+
+def test_a_scaled_image_does_not_show_what_lies_after_its_buffer():
+    """Qt reads 3 bytes past the end of an RGB888 image when it samples its bottom-right corner (the gallery's
+    map tiles, 640x512 into this rect): draw_scaled draws the same pixels whatever memory follows the image."""
+    import numpy as np
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QColor, QImage, QPainter
+
+    from viewer.figures.canvas import draw_scaled, ensure_gui_app, qimage_to_rgb
+    ensure_gui_app()
+    w, h = 640, 512
+    pixels = np.random.default_rng(0).integers(0, 255, (h, w, 3), dtype=np.uint8).tobytes()
+    rect = QRectF(406.6176470588236, 45.854549632352956, 381.470588235294, 305.17647058823525)
+
+    def painted(after: int, draw) -> np.ndarray:
+        buf = bytearray(pixels) + bytearray([after]) * 64        # the image, then other memory
+        src = QImage(buf, w, h, 3 * w, QImage.Format.Format_RGB888)
+        out = QImage(800, 450, QImage.Format.Format_RGB888)
+        out.fill(QColor(250, 250, 250))
+        p = QPainter(out)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        draw(p, rect, src)
+        p.end()
+        return qimage_to_rgb(out)
+
+    plain = [painted(v, QPainter.drawImage) for v in (0, 255)]
+    assert (plain[0] != plain[1]).any(axis=2).sum() <= 1      # the defect: one corner pixel on Qt 6.11
+    safe = [painted(v, draw_scaled) for v in (0, 255)]
+    assert (safe[0] == safe[1]).all() and (safe[0] == plain[0]).all()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # usage: tools/snapshot_outputs.sh REPO_DIR OUT_DIR: the demo's CLI outputs (score, audit, render, clip, gallery) and their SHA-256 in OUT_DIR/SUMS,
-# to diff before and after a refactor that must not change them (gallery/grid.png differs run to run).
+# to diff before and after a refactor that must not change them.
 set -u
 REPO=$(cd "$1" && pwd); OUT=$2; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-$REPO/.venv/bin/python}

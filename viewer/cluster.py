@@ -14,8 +14,10 @@ asked for (`pip install 'gst-viewer[cluster]'`).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import logging
 import os
+import threading
 import uuid
 import warnings
 from typing import Any, Callable, Iterator
@@ -94,3 +96,28 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def in_main_thread(fn: Callable[[], Any]) -> Any:
+    """fn() run in this process's main thread, for what must be made there (a Qt application).
+
+    A Dask worker runs its tasks in a thread pool and its event loop in the main
+    thread: from a task, fn is handed to that loop and waited for. Anywhere else
+    fn runs where it is called (the command's own process, a spawned worker process).
+    """
+    if threading.current_thread() is threading.main_thread():
+        return fn()
+    try:
+        from distributed import get_worker
+        loop = get_worker().loop.asyncio_loop
+    except (ImportError, ValueError):            # not in a Dask worker
+        return fn()
+    done: concurrent.futures.Future = concurrent.futures.Future()
+
+    def call() -> None:
+        try:
+            done.set_result(fn())
+        except BaseException as e:               # handed back to the task's thread, raised there
+            done.set_exception(e)
+    loop.call_soon_threadsafe(call)
+    return done.result()

@@ -2,7 +2,7 @@
 
     gst-viewer render RELEASE --uid UID --out FIG.png|.svg|.pdf [--layout map|panel|3d] [--scale 2]
     gst-viewer clip RELEASE --uid UID --out CLIP.mp4|.gif [--seconds 10] [--size 1280x720]
-    gst-viewer gallery RELEASE --out DIR
+    gst-viewer gallery RELEASE --out DIR [--executor local|dask [--address ADDR]] [--workers N]
 
 Predictions: `--predictions P ...`, else the release's `predictions/` folder
 when it has one. `--models a,b` keeps some of them (colours stay those of
@@ -28,15 +28,18 @@ def _common(p: argparse.ArgumentParser, uid: bool = True) -> None:
     add_benchmark_option(p)
 
 
-def _session(args):
+def _prediction_paths(args) -> list:
     from .assets import default_predictions
+    return args.predictions if args.predictions is not None else default_predictions(Path(args.release))
+
+
+def _session(args):
     from .cli import check_prediction_args, check_release_arg
     from .core.session import open_session
     from .core.showcase import choose_models
     check_release_arg(args.release)
     check_prediction_args(args.predictions or [])
-    preds = args.predictions if args.predictions is not None else default_predictions(Path(args.release))
-    session = open_session(args.release, preds, benchmark=args.benchmark)
+    session = open_session(args.release, _prediction_paths(args), benchmark=args.benchmark)
     for d in session.diagnostics.of_level("error"):
         if d.code.startswith("prediction.") or (d.file and str(d.file).endswith((".jsonl", ".json", ".tsv"))):
             print(f"gst-viewer: {d}", file=sys.stderr)
@@ -143,15 +146,37 @@ def cmd_gallery(argv: list[str]) -> int:
     _common(p, uid=False)
     p.add_argument("--out", required=True, help="output folder (created if missing)")
     p.add_argument("--theme", default="light", choices=("light", "dark", "paper"))
+    from .cluster import add_executor_arguments, executor_for
+    add_executor_arguments(p)
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes painting slides (--executor local) or a LocalCluster's workers (dask); "
+                        "default: one slide after another here")
     args = p.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: expected a positive number")
+    import uuid
+
+    from .cli import check_release_arg
     from .figures.canvas import ensure_gui_app
-    from .figures.gallery import build_gallery
+    from .figures.gallery import SessionSource, build_gallery
     from .figures.theme import THEMES
     from .textprogress import ProgressBar
-    session, models = _session(args)
-    ensure_gui_app()
-    with ProgressBar("gallery", 13) as bar:
-        result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar)
+    check_release_arg(args.release)
+    executor = (executor_for(args.executor, args.address, args.workers)
+                if args.executor != "local" or args.address or (args.workers or 1) > 1 else None)
+    try:
+        session, models = _session(args)
+        ensure_gui_app()
+        # What the workers open: the files read here, by absolute path (a worker's folder is its own).
+        source = SessionSource(str(Path(args.release).resolve()),
+                               tuple(str(Path(x).resolve()) for x in _prediction_paths(args)),
+                               args.benchmark, uuid.uuid4().hex)
+        with ProgressBar("gallery", 13) as bar:
+            result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar,
+                                   executor=executor, source=source)
+    finally:
+        if executor is not None:
+            executor.close()
     missing = [k for k, uid in result.picks.items() if uid is None]
     if missing:
         print(f"gst-viewer: no question for {', '.join(missing)} in this release", file=sys.stderr)

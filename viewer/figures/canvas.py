@@ -24,8 +24,9 @@ PaintFn = Callable[[QPainter], None]
 _APP: list = []          # the application made here, kept alive for the process
 
 
-def ensure_gui_app():
-    """An application for painting text (fonts need one); headless when there is no display.
+def ensure_gui_app(offscreen: bool = False):
+    """An application for painting text (fonts need one); headless when there is no display, or
+    when `offscreen` (a batch worker paints only into images, whatever display its machine has).
 
     A QApplication, not a bare QGuiApplication: widgets made later in the same
     process (the window, its tests) need the widgets kind, and there is only one.
@@ -33,7 +34,10 @@ def ensure_gui_app():
     from PyQt6.QtGui import QGuiApplication
     app = QGuiApplication.instance()
     if app is None:
-        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        # Read when the application is made (not when QtGui is imported): set just before.
+        if offscreen:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PyQt6.QtCore import QCoreApplication, Qt
         from PyQt6.QtWidgets import QApplication
@@ -192,6 +196,30 @@ def draw_text(p: QPainter, rect: QRectF, text: str, font, color: QColor,
     return min(need.height(), rect.height())
 
 
+# Zero bytes after the copy draw_scaled paints from: Qt reads 3 of them (one RGB888 pixel).
+_TAIL_BYTES = 16
+
+
+def draw_scaled(p: QPainter, rect: QRectF, image: QImage) -> None:
+    """p.drawImage(rect, image), with the same pixels on every run.
+
+    Qt (6.11) reads the 3 bytes after the end of a Format_RGB888 image's buffer
+    when it samples the image's bottom-right corner, smoothly and antialiased,
+    at some scales. Those bytes are whatever the heap holds there, so that one
+    corner pixel of a figure changed from run to run (the gallery's grid.png).
+    A 24-bit image is drawn from a copy followed by zero bytes instead: every
+    other pixel is the same, and the corner is fixed.
+    """
+    if image.format() != QImage.Format.Format_RGB888 or image.isNull():
+        p.drawImage(rect, image)
+        return
+    n = image.sizeInBytes()
+    buf = bytearray(n + _TAIL_BYTES)
+    buf[:n] = image.constBits().asstring(n)
+    # The QImage only borrows `buf`, which outlives it: both end with this call.
+    p.drawImage(rect, QImage(buf, image.width(), image.height(), image.bytesPerLine(), image.format()))
+
+
 def fit_rect(outer: QRectF, w: float, h: float) -> QRectF:
     """The largest rect of aspect w:h centred in `outer`."""
     if w <= 0 or h <= 0:
@@ -209,7 +237,7 @@ def draw_image(p: QPainter, outer: QRectF, image: QImage | None, theme: Theme, m
                   theme.muted, Qt.AlignmentFlag.AlignCenter)
         return QRectF(outer)
     r = fit_rect(outer, image.width(), image.height())
-    p.drawImage(r, image)
+    draw_scaled(p, r, image)
     if frame is not None:
         p.setPen(pen(frame, frame_width, cap=Qt.PenCapStyle.SquareCap))
         p.setBrush(Qt.BrushStyle.NoBrush)

@@ -21,7 +21,7 @@ from ..core import primitives as pr
 from ..core.primitives import Overlay
 from ..core.storyboard import EVERYTHING, Layers
 from . import theme as th
-from .canvas import draw_image, draw_marker, draw_text, pen, polygon
+from .canvas import draw_image, draw_marker, draw_scaled, draw_text, pen, polygon
 from .theme import Theme
 
 SECTOR_ALPHA = {15.0: 110, 30.0: 70, 45.0: 40}
@@ -96,7 +96,7 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
     if box != (0.0, 0.0, float(ov.width), float(ov.height)):
         # A wide distance circle: the map shrinks to fit it, on the map's own background colour.
         p.fillRect(where, theme.panel if theme.dark else image.pixelColor(0, 0))
-    p.drawImage(m.rect(0, 0, ov.width, ov.height), image)
+    draw_scaled(p, m.rect(0, 0, ov.width, ov.height), image)
     p.save()
     p.setClipRect(where)
     for item in pr.flatten(ov.drawn(layers.visible()), _DRAW):
