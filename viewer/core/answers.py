@@ -244,7 +244,8 @@ def parse_point(raw: Any, profile: str = STRICT) -> Parsed:
 
 def _finite_or_not(p: Parsed) -> Parsed:
     """A scored value with a number beyond float range (400 nines read as inf) is no answer: not_finite."""
-    if p.status in SCORED and not all(math.isfinite(v) for v in np.atleast_1d(p.value)):
+    # A plain tuple test, not np.atleast_1d: this runs once per distinct answer and truth.
+    if p.status in SCORED and not all(map(math.isfinite, p.value if type(p.value) is tuple else (p.value,))):
         return Parsed(None, NOT_FINITE)
     return p
 
