@@ -6,6 +6,7 @@ import json
 import os
 import stat
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -226,7 +227,10 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
 
 def _decoders(types: tuple) -> list:
     import msgspec  # lazily: loading a release is the only place that needs it
-    return [msgspec.json.Decoder(list[t]) for t in (*types, Any)]
+    return [msgspec.json.Decoder(t) for t in (*types, Any)]
+
+
+_CLOSERS = (b"}", b"]")
 
 
 def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
@@ -234,26 +238,28 @@ def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
     """The chunk's non-blank lines decoded by the first decoder that takes them all (dropping those
     before it from `decoders`); (None, []) when none does. `data` is the chunk's bytes, `lines` split."""
     import msgspec
-    numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
-    if not numbers:
-        # Blank by bytes; a line of Unicode spaces is not, and takes the careful path.
-        return [], []
-    kept = lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]
-    body = b"[" + b",".join(kept) + b"]"
+    # Blank by bytes; a line of Unicode spaces is not, and takes the careful path. Told in C for the usual chunk.
+    if b"" in lines or any(map(bytes.isspace, lines)):
+        numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
+        if not numbers:
+            return [], []
+        kept = [lines[n - first_line] for n in numbers]
+    else:
+        numbers, kept = list(range(first_line, first_line + len(lines))), lines
     while decoders:
         try:
-            values = decoders[0].decode(body)
+            # One value per line, whitespace between (so blank lines are skipped): no copy of the chunk.
+            values = decoders[0].decode_lines(data)
         except msgspec.ValidationError:
             decoders.pop(0)              # not of this type: try the next, for this chunk and the rest
             continue
         except (msgspec.DecodeError, RecursionError):
             return None, []
-        # A line holding "1, 2" adds an element, and two halves of a value joined by our comma would
-        # pass for one: both go to the careful path, which reports them.
-        # The usual chunk is judged by counting in C over its bytes; one with blank lines or spaces
-        # after its values, line by line.
-        ok = len(values) == len(numbers) and (_every_line_closes(data.rstrip(b"\n")) or _every_line_closes(
-            b"\n".join(ln.rstrip() for ln in kept)))
+        # A line holding two values adds one, and a value cut over two lines loses one: either way the count
+        # differs. Both at once would even it out, but a value cut in two leaves a line that does not close on
+        # a brace or bracket: such chunks go to the careful path, which reports their lines.
+        ok = len(values) == len(numbers) and (all(map(bytes.endswith, kept, repeat(_CLOSERS))) or all(
+            map(bytes.endswith, map(bytes.rstrip, kept), repeat(_CLOSERS))))
         return (numbers, values) if ok else (None, [])
     return None, []
 
