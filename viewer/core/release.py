@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -142,7 +142,7 @@ class Release:
     column: np.ndarray                          # index into benchmark.columns, -1 = unknown task
     truth: np.ndarray                           # (n, kinds.WIDTH) parsed truth, stored as its kind packs it
     n_options: np.ndarray                       # option count of choice questions
-    missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
+    missing: Sequence[tuple[int, str, str, str]]  # (question, "video"|"image", declared, why): MissingMedia
     benchmark: Benchmark = GST                  # its columns, kinds, aggregation (core/benchmarks)
     # Settings of Table 2 (core/settings_table.py): per question its code in SETTINGS (-1: unknown name)
     # and the row of its global question (-1: none, or left out of Table 2); None when all are global.
@@ -393,33 +393,53 @@ def _report_invalid_record(rec: Any, source: str, line: int | None, diags: Diagn
         diags.error(f"{label}question {rec['uid']!r} has no 'task'; skipped", **at, code="question.no_task")
 
 
-def _check_media(records: list, base_dirs: list[str], media: MediaIndex
-                 ) -> list[tuple[int, str, str, str]]:
-    """Every referenced file that is missing or refused, in release order (a question's video before its images).
+class MissingMedia(Sequence):
+    """Release.missing: (question, "video"|"image", declared, why) for every referenced file that is missing
+    or refused, in release order (a question's video before its images).
 
-    Written as C-level maps over columns: a training-set release names ~10^6 files.
+    Kept as columns and made into tuples on access: a training-set release without its media misses ~10^6.
     """
+
+    def __init__(self, rows: np.ndarray, refs: np.ndarray, n_videos: int, declared: list, whys: list[str]):
+        # Entry k is ref refs[k] (an index into `declared`, videos first) of question rows[k], for whys[k].
+        self._rows, self._refs, self._n_videos, self._declared, self._whys = rows, refs, n_videos, declared, whys
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        j = int(self._refs[k])
+        return (int(self._rows[k]), "video" if j < self._n_videos else "image", str(self._declared[j]),
+                self._whys[k])
+
+
+def _check_media(records: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
+    """The release's missing media (MissingMedia), found by C-level maps over columns."""
     videos = list(map(_VIDEO, records))
     has_video = list(map(operator.is_not, videos, repeat(None)))
-    rows = list(compress(range(len(records)), has_video))
     paths = list(compress(videos, has_video))
-    n_videos = len(rows)
     image_lists = list(map(_IMAGES, records))
     listed = list(map(operator.is_, map(type, image_lists), repeat(list)))
-    image_rows = compress(range(len(records)), listed)
     image_lists = list(compress(image_lists, listed))
-    rows += chain.from_iterable(map(repeat, image_rows, map(len, image_lists)))
     entries = list(chain.from_iterable(image_lists))
+    n_videos = len(paths)
     if set(map(type, entries)) <= {dict}:
         paths += map(dict.get, entries, repeat("copied_path"), repeat(""))
     else:
         paths += (im.get("copied_path", "") if type(im) is dict else "" for im in entries)
-    found = media.problems(paths, list(map(base_dirs.__getitem__, rows)))
-    at = list(map(itemgetter(0), found))
-    missing = list(zip(map(rows.__getitem__, at), map(("image", "video").__getitem__, map(n_videos.__gt__, at)),
-                       map(str, map(paths.__getitem__, at)), map(itemgetter(1), found)))
-    missing.sort(key=itemgetter(0))
-    return missing
+    # Each ref's question: the videos' in order, then each image list's repeated over its length.
+    rows = np.concatenate([np.flatnonzero(has_video),
+                           np.repeat(np.flatnonzero(listed), np.fromiter(map(len, image_lists), np.int64,
+                                                                         len(image_lists)))])
+    folders = base_dirs[0] if len(set(base_dirs)) == 1 else list(map(base_dirs.__getitem__, rows.tolist()))
+    at, whys = media.problems(paths, folders)
+    refs = np.array(at, np.int64)
+    order = np.argsort(rows[refs], kind="stable")     # by question; a video's ref comes before its images'
+    refs = refs[order]
+    return MissingMedia(rows[refs], refs, n_videos, paths,
+                        whys if len(set(whys)) <= 1 else list(map(whys.__getitem__, order.tolist())))
 
 
 def _question(rec, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
