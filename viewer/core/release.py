@@ -272,12 +272,19 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         from .vsi_release import refuse_mixed
         refuse_mixed(len(records), where[:1], vsi_records)
 
-    uids = list(map(_UID, records))
-    scene_of = [s if type(s) is str else "" for s in map(_SCENE, records)]
+    uids = list(index)               # in record order: a duplicate took its first one's place
+    scene_of = list(map(_SCENE, records))
+    if set(map(type, scene_of)) != {str}:
+        scene_of = [s if type(s) is str else "" for s in scene_of]
     tasks = list(map(_TASK, records))
     col_of_task = {task: column_index(task) for task in set(tasks)}
     column = list(map(col_of_task.__getitem__, tasks))
-    n_options = [len(im) if type(im) is list and im else 4 for im in map(_IMAGES, records)]
+    images = list(map(_IMAGES, records))
+    if set(map(type, images)) == {list}:
+        n_options = [k or 4 for k in map(len, images)]
+    else:
+        n_options = [len(im) if type(im) is list and im else 4 for im in images]
+    del images
     unknown_tasks = {t: tasks.count(t) for t, c in col_of_task.items() if c == UNKNOWN_COLUMN}
     truth, bad_truth = _truths(column, n_options, list(map(_ANSWER, records)))
     for i in np.flatnonzero(np.asarray(column) == UNKNOWN_COLUMN).tolist():
@@ -289,13 +296,15 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
                       index, uids, scene_of, column, truth, n_options,
                       _check_media(records, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
-    if any(r.setting is not None or r.base_uid is not None for r in records):
+    if any(map(operator.is_not, map(_SETTING, records), repeat(None))) or any(
+            map(operator.is_not, map(_BASE_UID, records), repeat(None))):
         release.setting, release.base = link_variants(records, where, index, column, diags)
     return release
 
 
 _UID, _TASK, _SCENE = attrgetter("uid"), attrgetter("task"), attrgetter("scene")
 _IMAGES, _ANSWER, _VIDEO = attrgetter("images"), attrgetter("answer"), attrgetter("copied_video_path")
+_SETTING, _BASE_UID, _COPIED_PATH = attrgetter("setting"), attrgetter("base_uid"), attrgetter("copied_path")
 
 
 def _truths(column: list[int], n_options: list[int], answers: list) -> tuple[np.ndarray, list[int]]:
@@ -417,6 +426,7 @@ class MissingMedia(Sequence):
 
 def _check_media(records: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
     """The release's missing media (MissingMedia), found by C-level maps over columns."""
+    from .records import ImageEntry, image_path
     videos = list(map(_VIDEO, records))
     has_video = list(map(operator.is_not, videos, repeat(None)))
     paths = list(compress(videos, has_video))
@@ -425,10 +435,13 @@ def _check_media(records: list, base_dirs: list[str], media: MediaIndex) -> Miss
     image_lists = list(compress(image_lists, listed))
     entries = list(chain.from_iterable(image_lists))
     n_videos = len(paths)
-    if set(map(type, entries)) <= {dict}:
+    entry_types = set(map(type, entries))
+    if entry_types <= {ImageEntry}:
+        paths += map(_COPIED_PATH, entries)
+    elif entry_types <= {dict}:
         paths += map(dict.get, entries, repeat("copied_path"), repeat(""))
     else:
-        paths += (im.get("copied_path", "") if type(im) is dict else "" for im in entries)
+        paths += map(image_path, entries)
     # Each ref's question: the videos' in order, then each image list's repeated over its length.
     rows = np.concatenate([np.flatnonzero(has_video),
                            np.repeat(np.flatnonzero(listed), np.fromiter(map(len, image_lists), np.int64,
@@ -444,6 +457,7 @@ def _check_media(records: list, base_dirs: list[str], media: MediaIndex) -> Miss
 
 def _question(rec, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
     """The Question of a records.QuestionRecord."""
+    from .records import image_entries
     uid, task = rec.uid, rec.task
     col = column_index(task)
     column = COLUMNS[col] if col != UNKNOWN_COLUMN else None
@@ -456,10 +470,10 @@ def _question(rec, source: str, line: int | None, base_dir: str, media: MediaInd
     images = []
     raw_images = rec.images
     if isinstance(raw_images, list):
-        entries = [im for im in raw_images if isinstance(im, dict)]
-        if all(isinstance(im.get("index"), (int, float)) for im in entries):
-            entries.sort(key=lambda im: im["index"])
-        images = [media.resolve(im.get("copied_path", ""), base_dir) for im in entries]
+        entries = image_entries(raw_images)
+        if all(isinstance(index, (int, float)) for index, _ in entries):
+            entries.sort(key=lambda e: e[0])
+        images = [media.resolve(path, base_dir) for _, path in entries]
     answer = rec.answer
     truth = column.kind.parse_truth(answer, len(images) or 4) if column else Parsed(None, "unknown_task")
     meta = rec.meta if isinstance(rec.meta, dict) else {}
