@@ -187,7 +187,7 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
     with f:
-        tail = b""
+        tail = b""            # the start of a line the last block cut off (it never holds a newline)
         first = True
         while True:
             try:
@@ -196,22 +196,27 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
                 raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
             if first:
                 block, first = block.removeprefix(_BOM), False
-            data = tail + block
             if block:
-                cut = data.rfind(b"\n") + 1
+                cut = block.rfind(b"\n") + 1
                 if cut == 0:                     # one line longer than a chunk: read on
-                    tail = data
+                    tail += block
                     continue
-                data, tail = data[:cut], data[cut:]
-            elif not data:
+                # The block's whole lines, read in place (no copy of the block): its first completes the tail's.
+                lines = block.split(b"\n")
+                next_tail = lines.pop()
+                if tail:
+                    lines[0] = tail + lines[0]
+                    pieces = [lines[0], memoryview(block)[block.index(b"\n") + 1:cut]]
+                else:
+                    pieces = [memoryview(block)[:cut]]
+                tail = next_tail
+            elif not tail:
                 break
-            else:
-                tail = b""
-            lines = data.split(b"\n")
-            if data.endswith(b"\n"):
-                lines.pop()
-            numbers, values = _fast_chunk(lines, line, decoders, data)
+            else:                                # the last line, without its newline
+                lines, pieces, tail = [tail], [tail], b""
+            numbers, values = _fast_chunk(lines, line, decoders, pieces)
             if numbers is None:
+                data = b"\n".join(lines) + (b"\n" if block else b"")
                 text, reported_utf8 = _chunk_text(data, path, diags, line, reported_utf8)
                 nonblank = nonblank or any(ln and not ln.isspace() for ln in text.split("\n"))
                 numbers, values = read_json_lines(text, path, diags, line, whole_file=False)
@@ -234,9 +239,10 @@ _CLOSERS = (b"}", b"]")
 
 
 def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
-                data: bytes = b"") -> tuple[list[int] | None, list]:
+                pieces: list) -> tuple[list[int] | None, list]:
     """The chunk's non-blank lines decoded by the first decoder that takes them all (dropping those
-    before it from `decoders`); (None, []) when none does. `data` is the chunk's bytes, `lines` split."""
+    before it from `decoders`); (None, []) when none does. `lines` are the chunk's lines, `pieces` its
+    bytes (one or two runs of whole lines, bytes or memoryviews), each ending at the end of a line."""
     import msgspec
     # Blank by bytes; a line of Unicode spaces is not, and takes the careful path. Told in C for the usual chunk.
     if b"" in lines or any(map(bytes.isspace, lines)):
@@ -249,7 +255,9 @@ def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
     while decoders:
         try:
             # One value per line, whitespace between (so blank lines are skipped): no copy of the chunk.
-            values = decoders[0].decode_lines(data)
+            values = decoders[0].decode_lines(pieces[0])
+            for piece in pieces[1:]:
+                values += decoders[0].decode_lines(piece)
         except msgspec.ValidationError:
             decoders.pop(0)              # not of this type: try the next, for this chunk and the rest
             continue
