@@ -97,7 +97,7 @@ class MediaIndex:
         # Every absent path plain and without a NUL (the usual case) is told by a few substring searches over
         # them all, each preceded by a newline; a newline inside a path can only make a plain one look
         # unusual, and the unusual are judged one by one. (A present path holds no NUL: it names a file.)
-        joined = "\n" + "\n".join(map(declared.__getitem__, absent))
+        joined = "\n" + "\n".join(declared if len(absent) == len(declared) else map(declared.__getitem__, absent))
         if self._complete and not any(map(joined.__contains__, _NOT_PLAIN_PARTS)):
             return absent, ["file not found"] * len(absent)
         return self._problems_one_by_one(absent, declared, folder_of, files)

@@ -284,7 +284,6 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         n_options = [k or 4 for k in map(len, images)]
     else:
         n_options = [len(im) if type(im) is list and im else 4 for im in images]
-    del images
     unknown_tasks = {t: tasks.count(t) for t, c in col_of_task.items() if c == UNKNOWN_COLUMN}
     truth, bad_truth = _truths(column, n_options, list(map(_ANSWER, records)))
     for i in np.flatnonzero(np.asarray(column) == UNKNOWN_COLUMN).tolist():
@@ -294,7 +293,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
 
     release = Release(root_dir, QuestionList(records, where, base_dirs, media), diags, layout,
                       index, uids, scene_of, column, truth, n_options,
-                      _check_media(records, base_dirs, media))
+                      _check_media(records, images, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
     if any(map(operator.is_not, map(_SETTING, records), repeat(None))) or any(
             map(operator.is_not, map(_BASE_UID, records), repeat(None))):
@@ -424,13 +423,13 @@ class MissingMedia(Sequence):
                 self._whys[k])
 
 
-def _check_media(records: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
-    """The release's missing media (MissingMedia), found by C-level maps over columns."""
+def _check_media(records: list, image_lists: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
+    """The release's missing media (MissingMedia), found by C-level maps over columns (`image_lists`: each
+    record's `images`)."""
     from .records import ImageEntry, image_path
     videos = list(map(_VIDEO, records))
     has_video = list(map(operator.is_not, videos, repeat(None)))
     paths = list(compress(videos, has_video))
-    image_lists = list(map(_IMAGES, records))
     listed = list(map(operator.is_, map(type, image_lists), repeat(list)))
     image_lists = list(compress(image_lists, listed))
     entries = list(chain.from_iterable(image_lists))
