@@ -165,7 +165,7 @@ _BOM = b"\xef\xbb\xbf"
 def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iterator[tuple[list[int], list[Any]]]:
     """(line numbers, values) of a JSON Lines file, a chunk of lines at a time, never its whole text.
 
-    Each chunk is decoded by msgspec as one array, typed with the first of
+    Each chunk is decoded by msgspec's decode_lines, typed with the first of
     `types` (msgspec Structs, or `Any`) that decodes every line of it; a type
     that fails once is not tried again for the file. Values are then those
     types' objects, or plain JSON values once every type failed. A chunk msgspec
