@@ -42,7 +42,9 @@ class ModelResult:
 
     def parse_counts(self) -> dict[str, int]:
         """How many answers got each parse status (questions of unknown tasks left out), most common first."""
-        return dict(Counter(s for s in self.status.tolist() if s != "unscored").most_common())
+        counts = Counter(self.status.tolist())
+        counts.pop("unscored", None)          # the others keep their order of first appearance for ties
+        return dict(counts.most_common())
 
     @property
     def missing(self) -> np.ndarray:
@@ -56,11 +58,19 @@ class ModelResult:
     def column_scores(self, release: Release) -> dict[str, float | None]:
         return column_means(release, self.score)
 
-    def column_counts(self, release: Release) -> dict[str, int]:
-        """Scored questions per leaderboard column (a group counts its members')."""
-        b = release.benchmark
-        counted = release.in_table1 & ~np.isnan(self.score)
-        return {k: int(np.sum(np.isin(release.column, b.members(k)) & counted)) for k in b.table_keys}
+    def column_counts(self, release: Release, counted_in: dict[str, np.ndarray] | None = None) -> dict[str, int]:
+        """Scored questions per leaderboard column (a group counts its members'); `counted_in` is
+        table_members(release), passed when counting several models."""
+        counted_in = table_members(release) if counted_in is None else counted_in
+        scored = ~np.isnan(self.score)
+        return {k: int(np.count_nonzero(m & scored)) for k, m in counted_in.items()}
+
+
+def table_members(release: Release) -> dict[str, np.ndarray]:
+    """Per leaderboard column, the questions Table 1 counts in it (a group: its members')."""
+    b = release.benchmark
+    in_table1 = release.in_table1
+    return {k: np.isin(release.column, b.members(k)) & in_table1 for k in b.table_keys}
 
 
 def column_means(release: Release, score: np.ndarray) -> dict[str, float | None]:
@@ -232,10 +242,11 @@ def leaderboard(release: Release, results: list[ModelResult], profile: str = STR
     """
     b = release.benchmark
     models = {}
+    counted_in = table_members(release)
     for r in results:
         cols, sub = b.table(r.column_scores(release))
         models[r.model] = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
-                           "avg": b.overall(cols, sub), "counts": r.column_counts(release),
+                           "avg": b.overall(cols, sub), "counts": r.column_counts(release, counted_in),
                            "unparsed": r.unparsed, "parse": r.parse_counts()}
     chance = random_baseline(release) if random_row is None else random_row
     return {"profile": profile, "models": models,

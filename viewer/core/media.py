@@ -10,9 +10,11 @@ resolves to a regular file inside the release.
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 from dataclasses import dataclass
+from itertools import compress, repeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,26 +72,60 @@ class MediaIndex:
                 return "file not found"
         return self.resolve(declared, base_dir).problem
 
-    def problems(self, declared: list, base_dirs: list[str]) -> list[tuple[int, str]]:
-        """(position, why) of every path in `declared` (each relative to its base dir) that cannot be shown.
+    def problems(self, declared: list, base_dirs: list[str] | str) -> tuple[list[int], list[str]]:
+        """Positions in `declared` (each relative to its base dir, or all to the one `base_dirs` folder)
+        of every path that cannot be shown, and why.
 
         check() over a list, for loading: the ordinary answers (present, plainly
-        absent) are found in the loop itself; only unusual paths go to resolve().
+        absent) are found in bulk, in C-level maps and a few substring searches over
+        all the absent paths; only unusual paths go to resolve().
         """
         files = self.all_files()
+        one_folder = base_dirs if isinstance(base_dirs, str) else None
+        if one_folder is None and len(set(base_dirs)) == 1:
+            one_folder = base_dirs[0]
+        folder_of = base_dirs.__getitem__ if one_folder is None else lambda _: one_folder
+        if not declared or set(map(type, declared)) != {str} or not all(declared):
+            return self._problems_one_by_one(range(len(declared)), declared, folder_of, files)
+        if one_folder is not None:          # a root question file: no path joined
+            present = map(self._files_below(one_folder).__contains__, declared)
+        else:
+            present = map(files.__contains__, map(str.__add__, map(str.__add__, base_dirs, repeat("/")), declared))
+        absent = list(compress(range(len(declared)), map(operator.not_, present)))
+        if not absent:
+            return [], []
+        # Every absent path plain and without a NUL (the usual case) is told by a few substring searches over
+        # them all, each preceded by a newline; a newline inside a path can only make a plain one look
+        # unusual, and the unusual are judged one by one. (A present path holds no NUL: it names a file.)
+        joined = "\n" + "\n".join(declared if len(absent) == len(declared) else map(declared.__getitem__, absent))
+        if self._complete and not any(map(joined.__contains__, _NOT_PLAIN_PARTS)):
+            return absent, ["file not found"] * len(absent)
+        return self._problems_one_by_one(absent, declared, folder_of, files)
+
+    def _files_below(self, folder: str) -> set[str]:
+        """all_files() below `folder`, relative to it."""
+        start = len(folder) + 1
+        return {f[start:] for f in self.all_files() if f.startswith(folder + "/")}
+
+    def _problems_one_by_one(self, positions, declared: list, folder_of,
+                             files: set[str]) -> tuple[list[int], list[str]]:
+        """problems() path by path: `folder_of(j)` is the base dir of declared[j]."""
         complete = self._complete
-        out = []
-        for j, d, base in zip(range(len(declared)), declared, base_dirs):
+        at, whys = [], []
+        for j in positions:
+            d, base = declared[j], folder_of(j)
             if type(d) is str and d and "\0" not in d:
                 if base + "/" + d in files:
                     continue
                 if complete and not _NOT_PLAIN.search(d):
-                    out.append((j, "file not found"))
+                    at.append(j)
+                    whys.append("file not found")
                     continue
             why = self.resolve(d, base_dir=base).problem
             if why:
-                out.append((j, why))
-        return out
+                at.append(j)
+                whys.append(why)
+        return at, whys
 
     def all_files(self) -> set[str]:
         """Absolute paths of every file below the release root (symlinked folders not followed)."""
@@ -163,6 +199,8 @@ def _plain(declared: str) -> bool:
 
 # What makes a path not _plain, as one search.
 _NOT_PLAIN = re.compile(r"^[/\\.]|\.\.|\\|//|/\./|:")
+# The same as substrings of paths each preceded by a newline.
+_NOT_PLAIN_PARTS = ("\0", ":", "\\", "\n/", "\n.", "..", "//", "/./")
 
 
 def within(path: str, root: str) -> bool:

@@ -7,21 +7,22 @@ A release may also be given as the path of one of those files.
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
-from .answers import Parsed
+from .answers import OK, SEVERAL_NUMBERS, STRICT, Parsed
 from .benchmarks import GST, Benchmark
 from .diagnostics import Diagnostics, UserError
-from .kinds import AnswerKind
+from .kinds import WIDTH, AnswerKind
 from .media import MediaIndex, MediaRef
 from .settings_table import GLOBAL, GLOBAL_CODE, link_variants, setting_of
 from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
@@ -141,7 +142,7 @@ class Release:
     column: np.ndarray                          # index into benchmark.columns, -1 = unknown task
     truth: np.ndarray                           # (n, kinds.WIDTH) parsed truth, stored as its kind packs it
     n_options: np.ndarray                       # option count of choice questions
-    missing: list[tuple[int, str, str, str]]    # (question, "video"|"image", declared, why)
+    missing: Sequence[tuple[int, str, str, str]]  # (question, "video"|"image", declared, why): MissingMedia
     benchmark: Benchmark = GST                  # its columns, kinds, aggregation (core/benchmarks)
     # Settings of Table 2 (core/settings_table.py): per question its code in SETTINGS (-1: unknown name)
     # and the row of its global question (-1: none, or left out of Table 2); None when all are global.
@@ -271,12 +272,18 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
         from .vsi_release import refuse_mixed
         refuse_mixed(len(records), where[:1], vsi_records)
 
-    uids = list(map(_UID, records))
-    scene_of = [s if type(s) is str else "" for s in map(_SCENE, records)]
+    uids = list(index)               # in record order: a duplicate took its first one's place
+    scene_of = list(map(_SCENE, records))
+    if set(map(type, scene_of)) != {str}:
+        scene_of = [s if type(s) is str else "" for s in scene_of]
     tasks = list(map(_TASK, records))
     col_of_task = {task: column_index(task) for task in set(tasks)}
     column = list(map(col_of_task.__getitem__, tasks))
-    n_options = [len(im) if type(im) is list and im else 4 for im in map(_IMAGES, records)]
+    images = list(map(_IMAGES, records))
+    if set(map(type, images)) == {list}:
+        n_options = [k or 4 for k in map(len, images)]
+    else:
+        n_options = [len(im) if type(im) is list and im else 4 for im in images]
     unknown_tasks = {t: tasks.count(t) for t, c in col_of_task.items() if c == UNKNOWN_COLUMN}
     truth, bad_truth = _truths(column, n_options, list(map(_ANSWER, records)))
     for i in np.flatnonzero(np.asarray(column) == UNKNOWN_COLUMN).tolist():
@@ -286,48 +293,63 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
 
     release = Release(root_dir, QuestionList(records, where, base_dirs, media), diags, layout,
                       index, uids, scene_of, column, truth, n_options,
-                      _check_media(records, base_dirs, media))
+                      _check_media(records, images, base_dirs, media))
     _report(release, unknown_tasks, bad_truth)
-    if any(r.setting is not None or r.base_uid is not None for r in records):
+    if any(map(operator.is_not, map(_SETTING, records), repeat(None))) or any(
+            map(operator.is_not, map(_BASE_UID, records), repeat(None))):
         release.setting, release.base = link_variants(records, where, index, column, diags)
     return release
 
 
 _UID, _TASK, _SCENE = attrgetter("uid"), attrgetter("task"), attrgetter("scene")
-_IMAGES, _ANSWER = attrgetter("images"), attrgetter("answer")
+_IMAGES, _ANSWER, _VIDEO = attrgetter("images"), attrgetter("answer"), attrgetter("copied_video_path")
+_SETTING, _BASE_UID, _COPIED_PATH = attrgetter("setting"), attrgetter("base_uid"), attrgetter("copied_path")
 
 
 def _truths(column: list[int], n_options: list[int], answers: list) -> tuple[np.ndarray, list[int]]:
-    """(n, 2) parsed truths (NaN where invalid or the task unknown) and the questions whose truth is invalid.
+    """(n, WIDTH) parsed truths (NaN where invalid or the task unknown) and the questions whose truth is invalid.
 
-    Truths repeat ("A", "90", a map point): each distinct (column, options,
-    answer) is parsed once, and every row is then a dictionary lookup.
+    A kind that reads in bulk (kinds.AnswerKind.truths_in_bulk) reads its questions' truths with
+    parse_many, as predictions are read; any other reads each distinct (column, options, answer) once.
     """
-    nan = float("nan")
-    table: dict[tuple, tuple[float, float, bool]] = {}
+    n = len(answers)
+    truth = np.full((n, WIDTH), np.nan)
+    bad: list[int] = []
+    columns = np.asarray(column, np.int64)
+    by_kind: dict[AnswerKind, list[int]] = {}
+    for c in sorted(set(column) - {UNKNOWN_COLUMN}):
+        by_kind.setdefault(COLUMNS[c].kind, []).append(c)
+    for kind, cols in by_kind.items():
+        rows = np.flatnonzero(np.isin(columns, cols))
+        raws = list(map(answers.__getitem__, rows.tolist()))
+        options = list(map(n_options.__getitem__, rows.tolist()))
+        if kind.truths_in_bulk:
+            values, statuses = kind.parse_many(raws, options, {}, STRICT)
+            valid = np.isin(np.array(statuses, object), [OK, SEVERAL_NUMBERS])
+        else:
+            values, valid = _truths_one_by_one(kind, raws, options)
+        truth[rows[valid]] = values[valid]
+        bad += rows[~valid].tolist()
+    bad.sort()
+    return truth, bad
 
-    def parsed(c: int, k: int, answer) -> tuple[float, float, bool]:
-        if c == UNKNOWN_COLUMN:
-            return nan, nan, True
-        p = COLUMNS[c].kind.parse_truth(answer, k)
-        if p.status != "ok":
-            return nan, nan, False
-        return (*p.value, True) if type(p.value) is tuple else (p.value, nan, True)
 
-    rows = []
-    for key in zip(column, n_options, answers):
+def _truths_one_by_one(kind: AnswerKind, raws: list, n_options: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """parse_truth over a list, each distinct (answer, options) once: (n, WIDTH) values and validity."""
+    table: dict[tuple, Parsed] = {}
+    values = np.full((len(raws), WIDTH), np.nan)
+    valid = np.zeros(len(raws), bool)
+    for j, key in enumerate(zip(raws, n_options)):
         try:
-            row = table.get(key)
-            if row is None:
-                row = table[key] = parsed(*key)
+            p = table.get(key)
+            if p is None:
+                p = table[key] = kind.parse_truth(*key)
         except TypeError:                  # an answer that is a list or an object: not a key, parsed alone
-            row = parsed(*key)
-        rows.append(row)
-    n = len(rows)
-    xs = np.fromiter((r[0] for r in rows), float, n)
-    ys = np.fromiter((r[1] for r in rows), float, n)
-    bad = [i for i, r in enumerate(rows) if not r[2]]
-    return np.column_stack([xs, ys]).reshape(n, 2), bad
+            p = kind.parse_truth(*key)
+        if p.status == OK:
+            values[j, :kind.width] = p.value
+            valid[j] = True
+    return values, valid
 
 
 def natural_key(s: str):
@@ -379,22 +401,62 @@ def _report_invalid_record(rec: Any, source: str, line: int | None, diags: Diagn
         diags.error(f"{label}question {rec['uid']!r} has no 'task'; skipped", **at, code="question.no_task")
 
 
-def _check_media(records: list, base_dirs: list[str], media: MediaIndex
-                 ) -> list[tuple[int, str, str, str]]:
-    """Every referenced file that is missing or refused, in release order."""
-    refs = [(i, "video", rec.copied_video_path) for i, rec in enumerate(records)
-            if rec.copied_video_path is not None]
-    refs += [(i, "image", im.get("copied_path", "") if type(im) is dict else "")
-             for i, rec in enumerate(records) if type(rec.images) is list
-             for im in rec.images]
-    found = media.problems([r[2] for r in refs], [base_dirs[r[0]] for r in refs])
-    missing = [(refs[j][0], refs[j][1], str(refs[j][2]), why) for j, why in found]
-    missing.sort(key=lambda m: m[0])
-    return missing
+class MissingMedia(Sequence):
+    """Release.missing: (question, "video"|"image", declared, why) for every referenced file that is missing
+    or refused, in release order (a question's video before its images).
+
+    Kept as columns and made into tuples on access: a training-set release without its media misses ~10^6.
+    """
+
+    def __init__(self, rows: np.ndarray, refs: np.ndarray, n_videos: int, declared: list, whys: list[str]):
+        # Entry k is ref refs[k] (an index into `declared`, videos first) of question rows[k], for whys[k].
+        self._rows, self._refs, self._n_videos, self._declared, self._whys = rows, refs, n_videos, declared, whys
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        j = int(self._refs[k])
+        return (int(self._rows[k]), "video" if j < self._n_videos else "image", str(self._declared[j]),
+                self._whys[k])
+
+
+def _check_media(records: list, image_lists: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
+    """The release's missing media (MissingMedia), found by C-level maps over columns (`image_lists`: each
+    record's `images`)."""
+    from .records import ImageEntry, image_path
+    videos = list(map(_VIDEO, records))
+    has_video = list(map(operator.is_not, videos, repeat(None)))
+    paths = list(compress(videos, has_video))
+    listed = list(map(operator.is_, map(type, image_lists), repeat(list)))
+    image_lists = list(compress(image_lists, listed))
+    entries = list(chain.from_iterable(image_lists))
+    n_videos = len(paths)
+    entry_types = set(map(type, entries))
+    if entry_types <= {ImageEntry}:
+        paths += map(_COPIED_PATH, entries)
+    elif entry_types <= {dict}:
+        paths += map(dict.get, entries, repeat("copied_path"), repeat(""))
+    else:
+        paths += map(image_path, entries)
+    # Each ref's question: the videos' in order, then each image list's repeated over its length.
+    rows = np.concatenate([np.flatnonzero(has_video),
+                           np.repeat(np.flatnonzero(listed), np.fromiter(map(len, image_lists), np.int64,
+                                                                         len(image_lists)))])
+    folders = base_dirs[0] if len(set(base_dirs)) == 1 else list(map(base_dirs.__getitem__, rows.tolist()))
+    at, whys = media.problems(paths, folders)
+    refs = np.array(at, np.int64)
+    order = np.argsort(rows[refs], kind="stable")     # by question; a video's ref comes before its images'
+    refs = refs[order]
+    return MissingMedia(rows[refs], refs, n_videos, paths,
+                        whys if len(set(whys)) <= 1 else list(map(whys.__getitem__, order.tolist())))
 
 
 def _question(rec, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
     """The Question of a records.QuestionRecord."""
+    from .records import image_entries
     uid, task = rec.uid, rec.task
     col = column_index(task)
     column = COLUMNS[col] if col != UNKNOWN_COLUMN else None
@@ -407,10 +469,10 @@ def _question(rec, source: str, line: int | None, base_dir: str, media: MediaInd
     images = []
     raw_images = rec.images
     if isinstance(raw_images, list):
-        entries = [im for im in raw_images if isinstance(im, dict)]
-        if all(isinstance(im.get("index"), (int, float)) for im in entries):
-            entries.sort(key=lambda im: im["index"])
-        images = [media.resolve(im.get("copied_path", ""), base_dir) for im in entries]
+        entries = image_entries(raw_images)
+        if all(isinstance(index, (int, float)) for index, _ in entries):
+            entries.sort(key=lambda e: e[0])
+        images = [media.resolve(path, base_dir) for _, path in entries]
     answer = rec.answer
     truth = column.kind.parse_truth(answer, len(images) or 4) if column else Parsed(None, "unknown_task")
     meta = rec.meta if isinstance(rec.meta, dict) else {}

@@ -6,6 +6,7 @@ import json
 import os
 import stat
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -164,7 +165,7 @@ _BOM = b"\xef\xbb\xbf"
 def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iterator[tuple[list[int], list[Any]]]:
     """(line numbers, values) of a JSON Lines file, a chunk of lines at a time, never its whole text.
 
-    Each chunk is decoded by msgspec as one array, typed with the first of
+    Each chunk is decoded by msgspec's decode_lines, typed with the first of
     `types` (msgspec Structs, or `Any`) that decodes every line of it; a type
     that fails once is not tried again for the file. Values are then those
     types' objects, or plain JSON values once every type failed. A chunk msgspec
@@ -186,7 +187,7 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
     with f:
-        tail = b""
+        tail = b""            # the start of a line the last block cut off (it never holds a newline)
         first = True
         while True:
             try:
@@ -195,22 +196,27 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
                 raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
             if first:
                 block, first = block.removeprefix(_BOM), False
-            data = tail + block
             if block:
-                cut = data.rfind(b"\n") + 1
+                cut = block.rfind(b"\n") + 1
                 if cut == 0:                     # one line longer than a chunk: read on
-                    tail = data
+                    tail += block
                     continue
-                data, tail = data[:cut], data[cut:]
-            elif not data:
+                # The block's whole lines, read in place (no copy of the block): its first completes the tail's.
+                lines = block.split(b"\n")
+                next_tail = lines.pop()
+                if tail:
+                    lines[0] = tail + lines[0]
+                    pieces = [lines[0], memoryview(block)[block.index(b"\n") + 1:cut]]
+                else:
+                    pieces = [memoryview(block)[:cut]]
+                tail = next_tail
+            elif not tail:
                 break
-            else:
-                tail = b""
-            lines = data.split(b"\n")
-            if data.endswith(b"\n"):
-                lines.pop()
-            numbers, values = _fast_chunk(lines, line, decoders, data)
+            else:                                # the last line, without its newline
+                lines, pieces, tail = [tail], [tail], b""
+            numbers, values = _fast_chunk(lines, line, decoders, pieces)
             if numbers is None:
+                data = b"\n".join(lines) + (b"\n" if block else b"")
                 text, reported_utf8 = _chunk_text(data, path, diags, line, reported_utf8)
                 nonblank = nonblank or any(ln and not ln.isspace() for ln in text.split("\n"))
                 numbers, values = read_json_lines(text, path, diags, line, whole_file=False)
@@ -226,34 +232,42 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
 
 def _decoders(types: tuple) -> list:
     import msgspec  # lazily: loading a release is the only place that needs it
-    return [msgspec.json.Decoder(list[t]) for t in (*types, Any)]
+    return [msgspec.json.Decoder(t) for t in (*types, Any)]
+
+
+_CLOSERS = (b"}", b"]")
 
 
 def _fast_chunk(lines: list[bytes], first_line: int, decoders: list,
-                data: bytes = b"") -> tuple[list[int] | None, list]:
+                pieces: list) -> tuple[list[int] | None, list]:
     """The chunk's non-blank lines decoded by the first decoder that takes them all (dropping those
-    before it from `decoders`); (None, []) when none does. `data` is the chunk's bytes, `lines` split."""
+    before it from `decoders`); (None, []) when none does. `lines` are the chunk's lines, `pieces` its
+    bytes (one or two runs of whole lines, bytes or memoryviews), each ending at the end of a line."""
     import msgspec
-    numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
-    if not numbers:
-        # Blank by bytes; a line of Unicode spaces is not, and takes the careful path.
-        return [], []
-    kept = lines if len(numbers) == len(lines) else [lines[n - first_line] for n in numbers]
-    body = b"[" + b",".join(kept) + b"]"
+    # Blank by bytes; a line of Unicode spaces is not, and takes the careful path. Told in C for the usual chunk.
+    if b"" in lines or any(map(bytes.isspace, lines)):
+        numbers = [n for n, ln in enumerate(lines, first_line) if ln.strip()]
+        if not numbers:
+            return [], []
+        kept = [lines[n - first_line] for n in numbers]
+    else:
+        numbers, kept = list(range(first_line, first_line + len(lines))), lines
     while decoders:
         try:
-            values = decoders[0].decode(body)
+            # One value per line, whitespace between (so blank lines are skipped): no copy of the chunk.
+            values = decoders[0].decode_lines(pieces[0])
+            for piece in pieces[1:]:
+                values += decoders[0].decode_lines(piece)
         except msgspec.ValidationError:
             decoders.pop(0)              # not of this type: try the next, for this chunk and the rest
             continue
         except (msgspec.DecodeError, RecursionError):
             return None, []
-        # A line holding "1, 2" adds an element, and two halves of a value joined by our comma would
-        # pass for one: both go to the careful path, which reports them.
-        # The usual chunk is judged by counting in C over its bytes; one with blank lines or spaces
-        # after its values, line by line.
-        ok = len(values) == len(numbers) and (_every_line_closes(data.rstrip(b"\n")) or _every_line_closes(
-            b"\n".join(ln.rstrip() for ln in kept)))
+        # A line holding two values adds one, and a value cut over two lines loses one: either way the count
+        # differs. Both at once would even it out, but a value cut in two leaves a line that does not close on
+        # a brace or bracket: such chunks go to the careful path, which reports their lines.
+        ok = len(values) == len(numbers) and (all(map(bytes.endswith, kept, repeat(_CLOSERS))) or all(
+            map(bytes.endswith, map(bytes.rstrip, kept), repeat(_CLOSERS))))
         return (numbers, values) if ok else (None, [])
     return None, []
 

@@ -65,7 +65,9 @@ class AnswerKind:
         if self.domain is None:
             return True
         lo, hi = self.domain
-        return all(lo <= c <= hi for c in np.atleast_1d(value))
+        # A plain tuple test where it can be (np.atleast_1d costs more than the comparison): truths call it.
+        values = value if type(value) is tuple else (value,) if type(value) in (float, int) else np.atleast_1d(value)
+        return all(lo <= c <= hi for c in values)
 
     def checked(self, p: Parsed) -> Parsed:
         """`p`, flagged `out_of_range` when it is scored but outside the domain."""
@@ -83,6 +85,10 @@ class AnswerKind:
         for j in np.flatnonzero(bad).tolist():      # NaN rows (not scored) compare False
             statuses[j] = OUT_OF_RANGE
         return statuses
+
+    # Whether parse_many reads exactly as parse() with `checked` does (the domain flagged), so that a truth is
+    # valid where its status is ok or several_numbers: the loader then reads a release's truths in bulk.
+    truths_in_bulk: bool = False
 
     def parse_truth(self, raw: Any, n_options: int = 4) -> Parsed:
         """The ground truth, read strictly: valid (`ok`) when a value is found inside the domain."""
@@ -149,6 +155,7 @@ class NumberKind(AnswerKind):
     `rescues` are the lenient profile's rescues for this kind (functions of an answers.Reading).
     """
     rescues: tuple = ()
+    truths_in_bulk = True
 
     def parse(self, raw: Any, n_options: int = 4, profile: str = STRICT) -> Parsed:
         return self.checked(parse_number(raw, profile, self.rescues))

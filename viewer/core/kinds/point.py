@@ -17,6 +17,7 @@ class PointKind(AnswerKind):
     convention = "(x, y) on the top-down map, both in 0..999, y down"
     bands = tuple(float(t) for t in POINT_THRESHOLDS)
     domain = (0.0, 999.0)
+    truths_in_bulk = True
 
     def parse(self, raw, n_options: int = 4, profile: str = STRICT):
         return self.checked(parse_point(raw, profile))
