@@ -3,7 +3,8 @@
 The SceneAuditor lives in the scene's worker process. It collects what the
 checks report (findings, tallies, evidence for release-wide judgements) and
 holds what several questions of the scene share: the recomputed ground
-truth, the ray caster (built on first use) and whatever a check memoises.
+truth, the ray caster and the image reader (each built on first use) and
+whatever a check memoises.
 """
 from __future__ import annotations
 
@@ -17,20 +18,25 @@ from .types import Finding, Tally, json_safe
 if TYPE_CHECKING:
     from ..release import Release
     from ..scene import QuestionGeometry, Scene
-    from .images import ImageSource
+    from .images import ImageSource, ImageSourceFactory
     from .registry import Check
     from .visibility import Visibility, VisibilityFactory
 
 
 class SceneAuditor:
-    def __init__(self, scene: Scene, questions: list, tally: Tally, visibility: VisibilityFactory | None):
+    def __init__(self, scene: Scene | None, questions: list, tally: Tally, visibility: VisibilityFactory | None,
+                 images: ImageSourceFactory | None = None, scene_id: str | None = None):
         self.scene, self.tally = scene, tally
+        self.scene_id = scene_id if scene_id is not None else (scene.id if scene is not None else None)
+        self.questions = questions          # all the scene's questions, in release order
         self.findings: list[Finding] = []
         self.evidence: dict[str, list] = {}
         self.targets = sorted({q.target for q in questions if q.target})
         self._factory = visibility
         self._visibility: Visibility | None = None
         self._visibility_error: str | None = None
+        self._images_factory = images
+        self._images: ImageSource | None = None
         self._memo: dict[Hashable, Any] = {}
 
     # ------------------------------------------------------------ reporting
@@ -70,6 +76,12 @@ class SceneAuditor:
                 self._visibility_error = str(e)
         return self._visibility
 
+    def images(self) -> ImageSource | None:
+        """The image reader (built on first use, in this process); None when the audit was given none."""
+        if self._images is None and self._images_factory is not None:
+            self._images = self._images_factory()
+        return self._images
+
     @property
     def visibility_error(self) -> str | None:
         return self._visibility_error
@@ -94,7 +106,6 @@ class ReleaseAuditor:
     findings: list[Finding]       # so far: every scene finding, and those of the checks run before
     tally: Tally
     gathered: dict[str, list]     # check id -> what its check_question gathered, over all scenes
-    images: ImageSource | None = None   # reads option images and renders maps (None: checks needing it skip)
     _memo: dict = field(default_factory=dict, repr=False)
 
     def evidence(self, check: Check) -> list:

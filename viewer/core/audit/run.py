@@ -32,9 +32,11 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     rays in a scene (viewer.render.visibility.SceneVisibility), without which
     the visibility checks are skipped; `images` reads and renders images
     (viewer.render.audit_images.SceneImages), without which the choice
-    checks are. `executor` (core/executors.py) runs the scene stage, one job
-    per scene; by default a LocalExecutor of `workers` processes. The report
-    is the same wherever the scenes ran.
+    checks are. Both are factories sent to the scene jobs (picklable: a
+    class or a module-level function), called there on first use.
+    `executor` (core/executors.py) runs the scene stage, one job per scene;
+    by default a LocalExecutor of `workers` processes. The report is the
+    same wherever the scenes ran.
     """
     started = time.perf_counter()
     selected = CHECKS.select(checks)
@@ -59,13 +61,13 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
                                    "and are skipped")
         problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
-    scene_checks = [c for c in chosen if SCENE in c.needs]
+    scene_checks = [c for c in chosen if c.in_scene_stage]
     if scene_checks:
         by_scene: dict[str, list] = {}
         for q in questions:
             by_scene.setdefault(q.scene, []).append(q)
         order = sorted(by_scene, key=natural_key)
-        jobs = [(str(release.root), sid, by_scene[sid], scene_checks, visibility) for sid in order]
+        jobs = [(str(release.root), sid, by_scene[sid], scene_checks, visibility, images) for sid in order]
         parts: dict[str, SceneAudit] = {}
         done = 0
         for sid, part in _run_scenes(jobs, workers, executor):
@@ -82,8 +84,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
             problems += part.problems
             rays += part.rays_cast
             covered += part.rays_covered
-    audit = ReleaseAuditor(release, list(results), findings, tally, gathered,
-                           images=images() if images is not None else None)
+    audit = ReleaseAuditor(release, list(results), findings, tally, gathered)
     for c in chosen:
         findings += c.check_release(audit)
     if progress:
@@ -109,14 +110,17 @@ def not_applicable(check: Check, benchmark) -> str:
 
 
 def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
-                visibility: VisibilityFactory | None) -> SceneAudit:
-    """The scene stage of one scene: each check's check_question on each question of its columns."""
+                visibility: VisibilityFactory | None, images: ImageSourceFactory | None = None) -> SceneAudit:
+    """The scene stage of one scene: each check's check_question on each question of its columns, then
+    each check_scene on the scene's questions of its columns."""
     scene = load_scene(root, scene_id)
     tally = Tally([c.id for c in checks])
-    auditor = SceneAuditor(scene, questions, tally, visibility)
+    auditor = SceneAuditor(scene, questions, tally, visibility, images, scene_id)
+    by_question = [c for c in checks if SCENE in c.needs]
+    by_scene = [c for c in checks if c.per_scene]
     for q in questions:
         key = q.column.key if q.column else None
-        applicable = [c for c in checks if key in c.columns]
+        applicable = [c for c in by_question if key in c.columns]
         if not applicable:
             continue
         if scene is None:
@@ -131,6 +135,10 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
                     auditor.skip(c, NO_RAY_CASTER)
                 continue
             c.check_question(auditor, q, g)
+    for c in by_scene:
+        mine = [q for q in questions if q.column is not None and q.column.key in c.columns]
+        if mine:
+            c.check_scene(auditor, mine)
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
     if auditor.visibility_note:
         problems.append(f"warning: {auditor.visibility_note}")
