@@ -50,10 +50,11 @@ PATH_MARGIN_SHARE = 0.25                  # ... or this share of the best distan
 REFERENCE_WIDTH = 320                     # pixels across a rendered reference map (5 per signature cell)
 MIN_PATH_PIXELS = 10
 # A release offers the same distractor maps in many scenes' questions, and a worker judges many scenes:
-# the signatures of image files are kept per process (this many, least recently used dropped), under the
-# file's identity (path, size, modification time) and the reader's class, so a changed file is measured again.
-SHARED_SIGNATURES = 1024
-_file_signatures: OrderedDict[tuple, measures.Signature | str] = OrderedDict()
+# what is measured on an image file (its size, its signature per level) is kept per process (this many
+# facts, least recently used dropped), under the file's identity (path, size, modification time) and the
+# reader's class, so a changed file is measured again and a shared map is not read again in every scene.
+PER_FILE_FACTS = 2048
+_per_file: OrderedDict[tuple, object] = OrderedDict()
 NO_IMAGE_READER = "the audit was given no image reader (run_audit's images)"
 
 
@@ -162,14 +163,14 @@ class _Judge:
         truth = int(q.truth.value)
         if truth >= len(q.images):
             raise Skip(f"the stored answer {LETTERS[truth]} has no option image")
-        options = [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)]
-        sizes = {o.shape[:2] for o in options}
+        # A top-down option is compared by its signature: a map known in this process is not read again.
+        sizes = {self.size(im, LETTERS[k]) for k, im in enumerate(q.images)}
         if len(sizes) > 1:
             shown = ", ".join(f"{w}x{h}" for h, w in sorted(sizes))
             raise Skip(f"the options differ in size ({shown})")
         if key in TRAJECTORY_KEYS:
-            return self.trajectory(q, options, truth)
-        return self.topdown(q, TOPDOWN_LEVELS[key], options, truth)
+            return self.trajectory(q, [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)], truth)
+        return self.topdown(q, TOPDOWN_LEVELS[key], truth)
 
     # ------------------------------------------------------------ inputs
     def picture(self, ref, letter: str) -> np.ndarray:
@@ -197,42 +198,52 @@ class _Judge:
         image file at `path`, across the scenes this process judges)."""
         got = self._signatures.get(key)
         if got is None:
-            shared = self._file_key(path, level)
-            got = _file_signatures.get(shared) if shared is not None else None
-            if got is None:
-                try:
-                    got = measures.signature(rgb_of(), level)
-                except measures.MapUnusable as e:
-                    got = str(e)
-                except (OSError, ValueError, UserError) as e:
-                    got = f"cannot be read: {e}"
-                if shared is not None:
-                    _file_signatures[shared] = got
-                    while len(_file_signatures) > SHARED_SIGNATURES:
-                        _file_signatures.popitem(last=False)
-            else:
-                _file_signatures.move_to_end(shared)
+            got = self._per_file(path, ("signature", level), lambda: self._measure(rgb_of, level))
             self._signatures[key] = got
         if isinstance(got, str):
             raise Skip(f"{what}: {got}")
         return got
 
-    def _file_key(self, path: str | None, level: str) -> tuple | None:
+    @staticmethod
+    def _measure(rgb_of, level: str) -> measures.Signature | str:
+        try:
+            return measures.signature(rgb_of(), level)
+        except measures.MapUnusable as e:
+            return str(e)
+        except (OSError, ValueError, UserError) as e:
+            return f"cannot be read: {e}"
+
+    def size(self, ref, letter: str) -> tuple[int, int]:
+        """An option's (height, width): from a read of it in this process when there was one."""
+        if ref.path is None or not ref.exists:
+            raise Skip(f"option {letter} is missing ({ref.problem or 'no such file'})")
+        return self._per_file(ref.path, ("size",), lambda: self.picture(ref, letter).shape[:2])
+
+    def _per_file(self, path: str | None, what: tuple, compute):
+        """compute(), kept for this process under the identity of the image file at `path` (path, size,
+        modification time, the reader's class) and `what`; computed afresh when there is no such file."""
         if path is None:
-            return None
+            return compute()
         try:
             st = os.stat(path)
         except OSError:
-            return None
-        return (path, st.st_size, st.st_mtime_ns, level, type(self.images).__qualname__)
+            return compute()
+        key = (path, st.st_size, st.st_mtime_ns, type(self.images).__qualname__, *what)
+        if key in _per_file:
+            _per_file.move_to_end(key)
+            return _per_file[key]
+        got = _per_file[key] = compute()
+        while len(_per_file) > PER_FILE_FACTS:
+            _per_file.popitem(last=False)
+        return got
 
     # ------------------------------------------------------------ top-down selection
-    def topdown(self, q, level: str, options: list[np.ndarray], truth: int) -> ChoiceJudgement:
+    def topdown(self, q, level: str, truth: int) -> ChoiceJudgement:
         ref, reference = self.reference_map(q.scene, level)
         scores = []
-        for k, (im, rgb) in enumerate(zip(q.images, options)):
-            sig = self.signature(("option", im.path, level), lambda rgb=rgb: rgb, level, f"option {LETTERS[k]}",
-                                 im.path)
+        for k, im in enumerate(q.images):
+            sig = self.signature(("option", im.path, level), lambda im=im, k=k: self.picture(im, LETTERS[k]),
+                                 level, f"option {LETTERS[k]}", im.path)
             scores.append(measures.similarity(ref, sig))
         measure = ("similarity of free space (occupancy, correlation)" if level == "occupancy" else
                    "similarity of the plan's walls and rooms (grey levels, correlation)" if level == "floorplan"
