@@ -5,6 +5,7 @@ The jobs are run by an executor that records them and sends each through a pickl
 process or a Dask worker receives it (the image reader's factory travels with the job)."""
 from __future__ import annotations
 
+import json
 import pickle
 import shutil
 from pathlib import Path
@@ -112,3 +113,31 @@ def test_a_check_needing_images_must_run_in_the_scene_stage():
 
     with pytest.raises(ValueError, match="'images' are read in the scene stage"):
         register(ReleaseOnly("release_only_images", "info", "t", frozenset({"Traj"}), needs=frozenset({IMAGES})))
+
+
+@pytest.mark.parametrize("min_fraction", [None, 1.0], ids=["as-shipped", "every-target-flagged"])
+def test_a_long_video_is_cast_in_frame_chunks_with_the_unsplit_findings(monkeypatch, min_fraction):
+    """Split into chunks of 8 sampled frames, the audit gives the unsplit JSON. With a share no frame can reach,
+    every target is flagged unseen with the numbers of its cast over every frame (best frame and fraction)."""
+    pytest.importorskip("open3d")
+    from viewer.core.audit.checks import ray_cast
+    from viewer.render.visibility import SceneVisibility
+    if min_fraction is not None:
+        monkeypatch.setattr(ray_cast, "VIDEO_MIN_FRACTION", min_fraction)
+    release = load_release(DEMO)
+    whole_executor, split_executor = RecordingExecutor(), RecordingExecutor()
+    whole = run_audit(release, visibility=SceneVisibility, images=SceneImages, executor=whole_executor,
+                      frame_chunk=None)
+    split = run_audit(release, visibility=SceneVisibility, images=SceneImages, executor=split_executor,
+                      frame_chunk=8)
+    assert json.dumps(split.to_json()) == json.dumps(whole.to_json())
+    assert split.rays_covered == whole.rays_covered
+    unseen = [f for f in whole.findings if f.check == "target_unseen_in_video"]
+    if min_fraction is not None:
+        assert unseen and all(f.details["frames_sampled"] > 8 for f in unseen)
+        assert len({f.details["best_frame"] for f in unseen}) > 1
+    assert [key for _, key, _ in whole_executor.ran] == release.scenes
+    chunk_jobs = [key for _, key, _ in split_executor.ran if "#" in key]
+    split_scenes = {key.split("#")[0] for key in chunk_jobs}
+    assert split_scenes and split_scenes <= set(release.scenes) and len(chunk_jobs) >= 2 * len(split_scenes)
+    assert len(split_executor.ran) == len(release.scenes) + len(chunk_jobs) + len(split_scenes)  # first, chunks, last

@@ -67,6 +67,9 @@ def test_local_cluster_audit_is_the_local_audit(tmp_path, cluster):
     assert json.dumps(dask.to_json(), sort_keys=True) == json.dumps(local.to_json(), sort_keys=True)
     assert dask.rays_cast == local.rays_cast > 0
     assert local.summary()["choice_answer_mismatch"]["checked"] > 0     # the choice judgements ran on the workers
+    # Each scene's video split into frame chunks of 16 sampled frames, cast by tasks of their own: the same JSON.
+    split = run_audit(release, visibility=SceneVisibility, images=SceneImages, executor=cluster, frame_chunk=16)
+    assert json.dumps(split.to_json(), sort_keys=True) == json.dumps(local.to_json(), sort_keys=True)
     assert seen[-1] == len(release) and len(seen) >= SCENES      # progress moved as scenes came back
 
 
