@@ -21,7 +21,8 @@ given no ray caster.
   choice*.py     judging choice questions by their pictures, per scene (the measures are numpy, in choice_measures)
   auditors.py    what a check's run functions are given, per scene and per release
   run.py         run_audit: the scene stage per scene (in processes or on a cluster: the per-question
-                 checks, the visibility casts and the choice judgements), then the release-wide checks
+                 checks, the visibility casts and the choice judgements; a long video's casts in frame
+                 chunks), then the release-wide checks
   checks/        the checks, one module per check or family, registered by checks/__init__.py
 
 Add a check: a module in checks/ with its Check subclass and object, and
