@@ -17,6 +17,10 @@ rays per second = rays cast / that wall time, and samples answered per second
 = the rays an exhaustive cast of every sampled pixel would take (what the
 audit cast before it restricted rays to the target's projected box and stopped
 at the first frame showing it) / that wall time. The JSON is the same either way.
+
+With --before DIR (another checkout, e.g. `git worktree add /tmp/audit-before <commit>`), each
+repeat runs that checkout's audit and then this one's, interleaved so that both see the same load
+on a shared machine; it prints both medians, their ratio, and whether the JSON outputs are identical.
 """
 from __future__ import annotations
 
@@ -153,6 +157,7 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=2762)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--before", help="a checkout of the code to compare with, run interleaved (A/B)")
     p.add_argument("--published-intrinsics", action="store_true",
                    help="with --release (a generated demo, changed in place): rescale its intrinsics to "
                         "640 x 512 and keep --questions questions, as for the generated release")
@@ -161,29 +166,41 @@ def main() -> None:
 
     from viewer.core.audit import run_audit
     from viewer.core.release import load_release
+    from viewer.render.audit_images import SceneImages
     from viewer.render.visibility import SceneVisibility
     release = load_release(root)
-    report = run_audit(release, workers=args.workers, visibility=SceneVisibility)          # also warms the file cache
+    report = run_audit(release, workers=args.workers, visibility=SceneVisibility,       # also warms the file cache
+                       images=SceneImages)
     rays = report.rays_cast
     cmd = [sys.executable, "-m", "viewer", "audit", str(root), "--json"]
     if args.workers:
         cmd += ["--workers", str(args.workers)]
-    walls = []
+    sides = {"after": ROOT} if not args.before else {"before": Path(args.before).resolve(), "after": ROOT}
+    walls: dict[str, list[float]] = {side: [] for side in sides}
+    outputs: dict[str, set[bytes]] = {side: set() for side in sides}
     for _ in range(args.repeat):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - t)
-    wall = statistics.median(walls)
+        for side, tree in sides.items():
+            env = dict(os.environ, PYTHONPATH=str(tree))
+            t = time.perf_counter()
+            out = subprocess.run(cmd, check=True, env=env, cwd=tree, capture_output=True).stdout
+            walls[side].append(time.perf_counter() - t)
+            outputs[side].add(out)
     errors = sum(1 for f in report.findings if f.severity == "error")
     print(f"release: {root} - {len(release)} questions in {len(release.scenes)} scenes, "
-          f"{os.cpu_count()} CPUs")
-    print(f"audit end to end (gst-viewer audit --json, fresh process): median {wall:.1f} s "
-          f"of {args.repeat} ({', '.join(f'{w:.1f}' for w in walls)})")
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end")
     covered = report.rays_covered
-    print(f"rays cast: {rays:,}  ->  {rays / wall / 1e6:.2f} M rays/s end to end; "
-          f"in-process run_audit {report.seconds:.1f} s")
-    print(f"samples answered: {covered:,}  ->  {covered / wall / 1e6:.2f} M samples/s end to end "
-          f"(rays an exhaustive cast would take)")
+    for side in sides:
+        w = statistics.median(walls[side])
+        print(f"{side}: audit end to end (gst-viewer audit --json, fresh process): median {w:.1f} s "
+              f"of {args.repeat} ({', '.join(f'{x:.1f}' for x in walls[side])}); "
+              f"{covered / w / 1e6:.2f} M samples/s answered, {rays / w / 1e6:.2f} M rays/s cast")
+    if args.before:
+        ratios = [b / a for b, a in zip(walls["before"], walls["after"])]
+        print(f"before / after, per interleaved pair: median {statistics.median(ratios):.2f} x "
+              f"({', '.join(f'{r:.2f}' for r in ratios)}); JSON identical: "
+              f"{len(outputs['before'] | outputs['after']) == 1}")
+    print(f"rays cast: {rays:,}; samples answered: {covered:,} (rays an exhaustive cast would take); "
+          f"in-process run_audit here {report.seconds:.1f} s")
     print(f"findings: {len(report.findings)} ({errors} errors)")
 
 

@@ -28,23 +28,28 @@ TARGET_MS = 50.0
 
 def timed_judgements(release) -> list[tuple[str, float]]:
     from viewer.core.audit import choice
-    from viewer.core.audit.auditors import ReleaseAuditor
+    from viewer.core.audit.auditors import SceneAuditor
     from viewer.core.audit.types import Tally
+    from viewer.core.scene import load_scene
     from viewer.render.audit_images import SceneImages
 
-    audit = ReleaseAuditor(release, [], [], Tally([]), {}, images=SceneImages())
-    judge = choice._Judge(audit)
-    out = []
+    by_scene: dict[str, list] = {}
     for q in release.questions:
-        key = q.column.key if q.column else None
-        if key not in choice.CHOICE_KEYS:
-            continue
-        t = time.perf_counter()
-        try:
-            judge.judge(q, key)
-        except choice.Skip:
-            pass
-        out.append((q.uid, time.perf_counter() - t))
+        by_scene.setdefault(q.scene, []).append(q)
+    out = []
+    for sid, questions in by_scene.items():      # judged scene by scene, as the audit's scene jobs do
+        judge = choice._Judge(SceneAuditor(load_scene(release.root, sid), questions, Tally([]), None,
+                                           SceneImages, sid))
+        for q in questions:
+            key = q.column.key if q.column else None
+            if key not in choice.CHOICE_KEYS:
+                continue
+            t = time.perf_counter()
+            try:
+                judge.judge(q, key)
+            except choice.Skip:
+                pass
+            out.append((q.uid, time.perf_counter() - t))
     return out
 
 

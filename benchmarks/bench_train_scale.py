@@ -9,6 +9,8 @@ scene.json renamed, questions' uids and media paths rewritten), so every copy
 is audited as a scene of its own. Timed: `gst-viewer audit RELEASE --json` in
 a fresh process per executor and worker count; the JSON of every run must be
 identical. Rays are counted once in this process (the same for every run).
+With --before DIR (another checkout), each run of this code is preceded by the
+same run of that checkout (interleaved A/B); their JSON must be identical too.
 """
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ def main() -> None:
     p.add_argument("--copies", type=int, default=7)
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--executors", nargs="+", default=["local", "dask"])
+    p.add_argument("--before", help="a checkout of the code to compare with, each run interleaved (A/B)")
     args = p.parse_args()
 
     import bench_audit
@@ -81,29 +84,36 @@ def main() -> None:
 
     from viewer.core.audit import run_audit
     from viewer.core.release import load_release
+    from viewer.render.audit_images import SceneImages
     from viewer.render.visibility import SceneVisibility
     release = load_release(root)
     n_scenes = len(release.scenes)
-    report = run_audit(release, workers=1, visibility=SceneVisibility)
+    report = run_audit(release, workers=1, visibility=SceneVisibility, images=SceneImages)
     print(f"release: {root} - {len(release):,} questions in {n_scenes} scenes, {os.cpu_count()} CPUs")
     print(f"in-process audit, 1 worker: {report.seconds:.1f} s = {report.seconds / n_scenes * 1000:.0f} ms per scene; "
           f"{report.rays_cast:,} rays cast for {report.rays_covered:,} samples")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    sides = {"after": ROOT} if not args.before else {"before": Path(args.before).resolve(), "after": ROOT}
     digests = set()
-    base = None
+    base: dict[str, float] = {}
     for executor in args.executors:
         for workers in args.workers:
             cmd = [sys.executable, "-m", "viewer", "audit", str(root), "--json", "--executor", executor,
                    "--workers", str(workers)]
-            t = time.perf_counter()
-            out = subprocess.run(cmd, env=env, check=True, capture_output=True).stdout
-            wall = time.perf_counter() - t
-            digests.add(hashlib.sha256(out).hexdigest())
-            base = base or wall
-            print(f"  {executor:5} x {workers} worker(s): {wall:6.1f} s end to end, "
-                  f"{report.rays_covered / wall / 1e6:6.2f} M samples/s answered, "
-                  f"{report.rays_cast / wall / 1e6:5.2f} M rays/s cast, speed-up {base / wall:4.2f} x")
+            walls = {}
+            for side, tree in sides.items():
+                env = dict(os.environ, PYTHONPATH=str(tree))
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                t = time.perf_counter()
+                out = subprocess.run(cmd, env=env, cwd=tree, check=True, capture_output=True).stdout
+                wall = walls[side] = time.perf_counter() - t
+                digests.add(hashlib.sha256(out).hexdigest())
+                base.setdefault(side, wall)
+                print(f"  {side:6} {executor:5} x {workers} worker(s): {wall:6.1f} s end to end, "
+                      f"{report.rays_covered / wall / 1e6:6.2f} M samples/s answered, "
+                      f"{report.rays_cast / wall / 1e6:5.2f} M rays/s cast, speed-up {base[side] / wall:4.2f} x "
+                      f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+            if args.before:
+                print(f"         before / after: {walls['before'] / walls['after']:.2f} x", flush=True)
     print(f"JSON identical across runs: {len(digests) == 1}")
 
 

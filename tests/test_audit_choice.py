@@ -140,10 +140,8 @@ def test_without_scene_metadata_the_release_map_judges_its_level(release, labels
 def test_mirrored_distractors_are_never_the_best_match(release, labels):
     report = audit(release)
     assert report.findings == []
-    from viewer.core.audit.auditors import ReleaseAuditor
-    from viewer.core.audit.choice import judge_choices
-    from viewer.core.audit.types import Tally
-    judged = judge_choices(ReleaseAuditor(load_release(release), [], [], Tally([]), {}, images=SceneImages()))
+    from viewer.core.audit.choice import judge_release
+    judged = judge_release(load_release(release), SceneImages)
     hard = [(uid, j) for uid, j in judged.items() if "Hard" in uid]
     assert hard
     for uid, j in hard:

@@ -16,6 +16,7 @@ from viewer.cluster import DaskExecutor, executor_for  # noqa: E402
 from viewer.core.audit import run_audit  # noqa: E402
 from viewer.core.diagnostics import UserError  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
+from viewer.render.audit_images import SceneImages  # noqa: E402
 from viewer.render.visibility import SceneVisibility  # noqa: E402
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
@@ -58,12 +59,17 @@ def cluster():
 @pytest.mark.slow
 def test_local_cluster_audit_is_the_local_audit(tmp_path, cluster):
     release = load_release(replicated_demo(tmp_path, SCENES))
-    local = run_audit(release, visibility=SceneVisibility, workers=1)
+    local = run_audit(release, visibility=SceneVisibility, images=SceneImages, workers=1)
     assert cluster.workers == 2
     seen = []
-    dask = run_audit(release, visibility=SceneVisibility, executor=cluster, progress=lambda d, n: seen.append(d))
+    dask = run_audit(release, visibility=SceneVisibility, images=SceneImages, executor=cluster,
+                     progress=lambda d, n: seen.append(d))
     assert json.dumps(dask.to_json(), sort_keys=True) == json.dumps(local.to_json(), sort_keys=True)
     assert dask.rays_cast == local.rays_cast > 0
+    assert local.summary()["choice_answer_mismatch"]["checked"] > 0     # the choice judgements ran on the workers
+    # Each scene's video split into frame chunks of 16 sampled frames, cast by tasks of their own: the same JSON.
+    split = run_audit(release, visibility=SceneVisibility, images=SceneImages, executor=cluster, frame_chunk=16)
+    assert json.dumps(split.to_json(), sort_keys=True) == json.dumps(local.to_json(), sort_keys=True)
     assert seen[-1] == len(release) and len(seen) >= SCENES      # progress moved as scenes came back
 
 

@@ -68,8 +68,12 @@ class DaskExecutor:
         else:
             # One thread per worker process: the work is Python and open3d, which threads itself. Its logs
             # stay quiet: a task's error comes back with its result, and the shutdown's chatter is no news.
-            self.cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                        processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
+            # Dask's MALLOC_TRIM_THRESHOLD_ for its workers makes glibc map and unmap every large array,
+            # which makes the audit's image work 1.5x slower: its workers here run without it.
+            import dask
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                self.cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                            processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.cluster, set_as_default=False)
 
     def map_unordered(self, fn: Callable, jobs: list[tuple], keys: list[str]) -> Iterator[tuple[str, Any]]:

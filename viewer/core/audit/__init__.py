@@ -18,9 +18,11 @@ given no ray caster.
   registry.py    Check (what a check declares and runs) and CHECKS, the registry
   visibility.py  the ray-casting interface the visibility checks need (viewer.render implements it)
   images.py      the image reading and map rendering the choice checks need (viewer.render implements it)
-  choice*.py     judging choice questions by their pictures (the measures are numpy, in choice_measures)
+  choice*.py     judging choice questions by their pictures, per scene (the measures are numpy, in choice_measures)
   auditors.py    what a check's run functions are given, per scene and per release
-  run.py         run_audit: the scene stage per scene (in processes), then the release-wide checks
+  run.py         run_audit: the scene stage per scene (in processes or on a cluster: the per-question
+                 checks, the visibility casts and the choice judgements; a long video's casts in frame
+                 chunks), then the release-wide checks
   checks/        the checks, one module per check or family, registered by checks/__init__.py
 
 Add a check: a module in checks/ with its Check subclass and object, and
@@ -28,10 +30,11 @@ one line in checks.BUILT_IN (or `register(check)` from outside the package).
 """
 from . import checks  # noqa: F401  (registers the built-in checks)
 from .images import ImageSource, ImageSourceFactory
-from .registry import CHECKS, SCENE, VISIBILITY, Check, parse_checks, register, unregister
+from .registry import CHECKS, IMAGES, SCENE, VISIBILITY, Check, parse_checks, register, unregister
 from .run import run_audit
 from .types import AuditReport, Finding, Tally
 from .visibility import Visibility, VisibilityFactory
 
-__all__ = ["CHECKS", "SCENE", "VISIBILITY", "AuditReport", "Check", "Finding", "ImageSource", "ImageSourceFactory",
-           "Tally", "Visibility", "VisibilityFactory", "parse_checks", "register", "run_audit", "unregister"]
+__all__ = ["CHECKS", "IMAGES", "SCENE", "VISIBILITY", "AuditReport", "Check", "Finding", "ImageSource",
+           "ImageSourceFactory", "Tally", "Visibility", "VisibilityFactory", "parse_checks", "register", "run_audit",
+           "unregister"]

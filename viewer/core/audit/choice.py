@@ -1,9 +1,12 @@
 """Judging multiple-choice questions by their pictures: which option is this scene, which path this clip.
 
 Shared by `choice_answer_mismatch` and `choice_options_ambiguous`: each
-choice question is judged once per audit (`judge_choices`, memoised on the
-ReleaseAuditor) into a `ChoiceJudgement` holding every option's score, or
-into the reason it could not be judged.
+choice question is judged once per audit, in its scene's job of the scene
+stage (`judge_choices`, memoised on the SceneAuditor), into a
+`ChoiceJudgement` holding every option's score, or into the reason it could
+not be judged. Everything a judgement reads belongs to its scene: the
+option images, the scene's metadata (when it has any) and the maps its own
+Pos/GP questions show, so scenes are judged independently, on any worker.
 
 Top-down selection (TDS_E/M/H) compares each option with a reference map
 of the scene at the question's level (choice_measures.similarity, higher
@@ -19,6 +22,8 @@ scene's map and measures each option's red path against them
 """
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +31,9 @@ import numpy as np
 from ..diagnostics import UserError
 from ..scene import Scene, link_question, load_scene
 from . import choice_measures as measures
-from .auditors import ReleaseAuditor
+from .auditors import SceneAuditor
+from .images import ImageSourceFactory
+from .types import Tally
 
 LETTERS = "ABCDEFGH"
 TOPDOWN_LEVELS = {"TDS_E": "photo", "TDS_M": "occupancy", "TDS_H": "floorplan"}
@@ -42,6 +49,12 @@ PATH_MARGIN_PX = 4.0
 PATH_MARGIN_SHARE = 0.25                  # ... or this share of the best distance, whichever is larger
 REFERENCE_WIDTH = 320                     # pixels across a rendered reference map (5 per signature cell)
 MIN_PATH_PIXELS = 10
+# A release offers the same distractor maps in many scenes' questions, and a worker judges many scenes:
+# what is measured on an image file (its size, its signature per level) is kept per process (this many
+# facts, least recently used dropped), under the file's identity (path, size, modification time) and the
+# reader's class, so a changed file is measured again and a shared map is not read again in every scene.
+PER_FILE_FACTS = 2048
+_per_file: OrderedDict[tuple, object] = OrderedDict()
 NO_IMAGE_READER = "the audit was given no image reader (run_audit's images)"
 
 
@@ -101,22 +114,36 @@ class Skip(Exception):
     """A question the checks cannot judge; the message is the reason counted."""
 
 
-def judge_choices(audit: ReleaseAuditor) -> dict[str, ChoiceJudgement | str]:
-    """Per choice question's uid: its judgement, or why it was skipped. Once per audit."""
-    return audit.memo("choice_judgements", lambda: _Judge(audit).all())
+def judge_choices(auditor: SceneAuditor) -> dict[str, ChoiceJudgement | str]:
+    """Per choice question of the auditor's scene, by uid in release order: its judgement, or why it was
+    skipped. Once per scene, however many checks ask."""
+    return auditor.memo("choice_judgements", lambda: _Judge(auditor).all())
+
+
+def judge_release(release, images: ImageSourceFactory | None) -> dict[str, ChoiceJudgement | str]:
+    """Every choice question of `release` judged as the audit's scene stage judges it, scene by scene, here
+    (for tools and tests; the audit itself judges in its scene jobs)."""
+    by_scene: dict[str, list] = {}
+    for q in release.questions:
+        by_scene.setdefault(q.scene, []).append(q)
+    out: dict[str, ChoiceJudgement | str] = {}
+    for sid, questions in by_scene.items():
+        auditor = SceneAuditor(load_scene(release.root, sid), questions, Tally([]), None, images, sid)
+        out.update(judge_choices(auditor))
+    return out
 
 
 class _Judge:
-    def __init__(self, audit: ReleaseAuditor):
-        self.audit, self.release, self.images = audit, audit.release, audit.images
-        self._scenes: dict[str, Scene | None] = {}
+    def __init__(self, auditor: SceneAuditor):
+        self.questions, self.scene_id, self._scene = auditor.questions, auditor.scene_id, auditor.scene
+        self.images = auditor.images()
         self._signatures: dict[tuple, measures.Signature | str] = {}
         self._pictures: dict[str, np.ndarray | str] = {}
         self._release_maps: dict[str, list[tuple[str, str | None]]] | None = None
 
     def all(self) -> dict[str, ChoiceJudgement | str]:
         out: dict[str, ChoiceJudgement | str] = {}
-        for q in self.release.questions:
+        for q in self.questions:
             key = q.column.key if q.column else None
             if key not in CHOICE_KEYS:
                 continue
@@ -136,14 +163,14 @@ class _Judge:
         truth = int(q.truth.value)
         if truth >= len(q.images):
             raise Skip(f"the stored answer {LETTERS[truth]} has no option image")
-        options = [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)]
-        sizes = {o.shape[:2] for o in options}
+        # A top-down option is compared by its signature: a map known in this process is not read again.
+        sizes = {self.size(im, LETTERS[k]) for k, im in enumerate(q.images)}
         if len(sizes) > 1:
             shown = ", ".join(f"{w}x{h}" for h, w in sorted(sizes))
             raise Skip(f"the options differ in size ({shown})")
         if key in TRAJECTORY_KEYS:
-            return self.trajectory(q, options, truth)
-        return self.topdown(q, TOPDOWN_LEVELS[key], options, truth)
+            return self.trajectory(q, [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)], truth)
+        return self.topdown(q, TOPDOWN_LEVELS[key], truth)
 
     # ------------------------------------------------------------ inputs
     def picture(self, ref, letter: str) -> np.ndarray:
@@ -161,31 +188,62 @@ class _Judge:
         return got
 
     def scene(self, scene_id: str) -> Scene | None:
-        if scene_id not in self._scenes:
-            self._scenes[scene_id] = load_scene(self.release.root, scene_id)
-        return self._scenes[scene_id]
+        """The scene's metadata (None without); every question judged here is of the auditor's scene."""
+        if scene_id != self.scene_id:
+            raise RuntimeError(f"question of scene {scene_id} judged in scene {self.scene_id}'s job")
+        return self._scene
 
-    def signature(self, key: tuple, rgb_of, level: str, what: str) -> measures.Signature:
-        """The signature of an image (memoised under `key`: options recur across questions)."""
+    def signature(self, key: tuple, rgb_of, level: str, what: str, path: str | None = None) -> measures.Signature:
+        """The signature of an image (memoised under `key`: options recur across questions; and, for the
+        image file at `path`, across the scenes this process judges)."""
         got = self._signatures.get(key)
         if got is None:
-            try:
-                got = measures.signature(rgb_of(), level)
-            except measures.MapUnusable as e:
-                got = str(e)
-            except (OSError, ValueError, UserError) as e:
-                got = f"cannot be read: {e}"
+            got = self._per_file(path, ("signature", level), lambda: self._measure(rgb_of, level))
             self._signatures[key] = got
         if isinstance(got, str):
             raise Skip(f"{what}: {got}")
         return got
 
+    @staticmethod
+    def _measure(rgb_of, level: str) -> measures.Signature | str:
+        try:
+            return measures.signature(rgb_of(), level)
+        except measures.MapUnusable as e:
+            return str(e)
+        except (OSError, ValueError, UserError) as e:
+            return f"cannot be read: {e}"
+
+    def size(self, ref, letter: str) -> tuple[int, int]:
+        """An option's (height, width): from a read of it in this process when there was one."""
+        if ref.path is None or not ref.exists:
+            raise Skip(f"option {letter} is missing ({ref.problem or 'no such file'})")
+        return self._per_file(ref.path, ("size",), lambda: self.picture(ref, letter).shape[:2])
+
+    def _per_file(self, path: str | None, what: tuple, compute):
+        """compute(), kept for this process under the identity of the image file at `path` (path, size,
+        modification time, the reader's class) and `what`; computed afresh when there is no such file."""
+        if path is None:
+            return compute()
+        try:
+            st = os.stat(path)
+        except OSError:
+            return compute()
+        key = (path, st.st_size, st.st_mtime_ns, type(self.images).__qualname__, *what)
+        if key in _per_file:
+            _per_file.move_to_end(key)
+            return _per_file[key]
+        got = _per_file[key] = compute()
+        while len(_per_file) > PER_FILE_FACTS:
+            _per_file.popitem(last=False)
+        return got
+
     # ------------------------------------------------------------ top-down selection
-    def topdown(self, q, level: str, options: list[np.ndarray], truth: int) -> ChoiceJudgement:
+    def topdown(self, q, level: str, truth: int) -> ChoiceJudgement:
         ref, reference = self.reference_map(q.scene, level)
         scores = []
-        for k, (im, rgb) in enumerate(zip(q.images, options)):
-            sig = self.signature(("option", im.path, level), lambda rgb=rgb: rgb, level, f"option {LETTERS[k]}")
+        for k, im in enumerate(q.images):
+            sig = self.signature(("option", im.path, level), lambda im=im, k=k: self.picture(im, LETTERS[k]),
+                                 level, f"option {LETTERS[k]}", im.path)
             scores.append(measures.similarity(ref, sig))
         measure = ("similarity of free space (occupancy, correlation)" if level == "occupancy" else
                    "similarity of the plan's walls and rooms (grey levels, correlation)" if level == "floorplan"
@@ -206,7 +264,7 @@ class _Judge:
                     raise Skip(f"no reference map: {not_rendered}, and scene.json names no {level} map image") from None
                 path = declared.image
                 sig = self.signature(("file", path, level), lambda: self.images.read(path), level,
-                                     f"the scene's {level} map {path}")
+                                     f"the scene's {level} map {path}", path)
                 return sig, {"source": "scene map", "scene": scene_id, "level": level, "path": path}
         maps = self.release_maps().get(scene_id, [])
         if not maps:
@@ -218,14 +276,14 @@ class _Judge:
                        f"{' / '.join(levels)}")
         path = at_level[0]
         sig = self.signature(("file", path, level), lambda: self.images.read(path), level,
-                             f"the scene's map {path}")
+                             f"the scene's map {path}", path)
         return sig, {"source": "release map", "scene": scene_id, "level": level, "path": path}
 
     def release_maps(self) -> dict[str, list[tuple[str, str | None]]]:
-        """Per scene: (path, level it looks like) of each map its Pos/GP questions show."""
+        """Per scene (here: the one): (path, level it looks like) of each map its Pos/GP questions show."""
         if self._release_maps is None:
             found: dict[str, dict[str, str | None]] = {}
-            for q in self.release.questions:
+            for q in self.questions:
                 if q.column is None or q.column.key not in MAP_KEYS:
                     continue
                 im = q.role_image("map")

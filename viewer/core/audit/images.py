@@ -3,9 +3,11 @@
 The core reads no image files and renders nothing (no cv2, no open3d):
 `viewer.render.audit_images.SceneImages` implements this, and whoever runs
 the audit (the CLI, the window, the benchmark) passes the class to
-`run_audit(images=...)`; it is built once per audit, in the process that
-runs the release-wide checks. Without it the choice checks skip every
-question with the reason, never pass it.
+`run_audit(images=...)`. The factory travels with each scene's job (so it
+must pickle: a class or a module-level function) and is called there, once
+per scene, by the first check that needs IMAGES (SceneAuditor.images()).
+Without it the choice checks skip every question with the reason, never
+pass it.
 """
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 # What a check needs besides the question records.
 SCENE = "scene"              # the scene's 3D metadata: check_question runs per question, in the scene's worker
 VISIBILITY = "visibility"    # ray casting too (skipped, with the reason, when the audit has no ray caster)
-NEEDS = (SCENE, VISIBILITY)
+IMAGES = "images"            # option images and rendered maps (SceneAuditor.images()), read in the scene's worker
+NEEDS = (SCENE, VISIBILITY, IMAGES)
 SEVERITIES = ("error", "warning", "info")
 
 
@@ -28,18 +29,24 @@ class Check:
     """One audit check: what it is, what it needs, and how it runs.
 
     `columns` are the Table-1 columns it applies to. A check implements one
-    or both run functions:
+    or more run functions:
 
     - `check_question(auditor, q, g)`: when it needs SCENE, for each question
       of its columns whose scene has metadata (`g` links the question to it),
       in the scene's worker process; it reports through the SceneAuditor;
+    - `check_scene(auditor, questions)`: once per scene that has questions of
+      its columns (`questions`, in release order), in the scene's worker,
+      whether or not the scene has metadata (`auditor.scene` is None then):
+      for work judged per scene from the scene's files, such as the choice
+      checks' pictures (needs IMAGES); it reports through the SceneAuditor;
     - `check_release(audit)`: once, after the scene stage, with the release,
       the models' results, the findings so far and the evidence gathered per
       scene; it returns its findings and counts them in `audit.tally`.
 
     A `per_question` check tallies every question of its columns (flagged,
-    passed or skipped; without scene metadata, skipped for it). Otherwise it
-    counts what it judges itself (a release, a scene, a model).
+    passed or skipped): the scene stage skips a check_question's questions
+    whose scene has no metadata; a check_scene tallies its questions itself.
+    Otherwise it counts what it judges itself (a release, a scene, a model).
     Check objects are sent to worker processes: define their classes at
     module level.
     """
@@ -53,8 +60,21 @@ class Check:
     def check_question(self, auditor: SceneAuditor, q, g) -> None:
         raise NotImplementedError(f"{self.id} needs {SCENE!r} but has no check_question")
 
+    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
+        raise NotImplementedError(f"{self.id} has no check_scene")
+
     def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
         return []
+
+    @property
+    def per_scene(self) -> bool:
+        """Whether the check has a check_scene."""
+        return type(self).check_scene is not Check.check_scene
+
+    @property
+    def in_scene_stage(self) -> bool:
+        """Whether the check runs in the per-scene jobs (check_question or check_scene)."""
+        return SCENE in self.needs or self.per_scene
 
     def problems(self) -> list[str]:
         """What makes this check unfit to register; [] when it is sound."""
@@ -69,11 +89,14 @@ class Check:
         if VISIBILITY in self.needs and SCENE not in self.needs:
             out.append(f"{VISIBILITY!r} is cast in a scene: it needs {SCENE!r} too")
         by_question = type(self).check_question is not Check.check_question
+        by_scene = self.per_scene
         by_release = type(self).check_release is not Check.check_release
         if (SCENE in self.needs) != by_question:
             out.append("check_question runs exactly when the check needs 'scene'")
-        if not by_question and not by_release:
-            out.append("implements neither check_question nor check_release")
+        if IMAGES in self.needs and not (by_question or by_scene):
+            out.append(f"{IMAGES!r} are read in the scene stage: it needs check_question or check_scene")
+        if not by_question and not by_scene and not by_release:
+            out.append("implements none of check_question, check_scene and check_release")
         return out
 
 

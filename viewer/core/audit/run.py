@@ -7,6 +7,8 @@ import os
 import time
 from typing import Callable, Iterable
 
+import numpy as np
+
 from ..executors import Executor, LocalExecutor
 from ..release import Release, natural_key
 from ..scene import link_question, load_scene
@@ -18,6 +20,9 @@ from .visibility import VisibilityFactory
 
 # Below this many questions, worker processes cost more to start than they save.
 PARALLEL_MIN_QUESTIONS = 300
+# A video cast over more sampled frames than this is split into chunks of this many, each a job of its own
+# (about 8.5 minutes of video sampled every half second), so that one long video does not hold up the audit.
+FRAME_CHUNK = 1024
 NO_SCENE = "no scene metadata (scenes/<scene>/scene.json)"
 NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
 
@@ -25,16 +30,20 @@ NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
 def run_audit(release: Release, results: list = (), checks: Iterable[str] | None = None,
               progress: Callable[[int, int], None] | None = None, workers: int | None = None,
               visibility: VisibilityFactory | None = None,
-              images: ImageSourceFactory | None = None, executor: Executor | None = None) -> AuditReport:
+              images: ImageSourceFactory | None = None, executor: Executor | None = None,
+              frame_chunk: int | None = FRAME_CHUNK) -> AuditReport:
     """Audit every question of `release` with the registered checks named in `checks` (default all).
 
     `results` are scored models (evaluate.ModelResult); `visibility` casts
     rays in a scene (viewer.render.visibility.SceneVisibility), without which
     the visibility checks are skipped; `images` reads and renders images
     (viewer.render.audit_images.SceneImages), without which the choice
-    checks are. `executor` (core/executors.py) runs the scene stage, one job
-    per scene; by default a LocalExecutor of `workers` processes. The report
-    is the same wherever the scenes ran.
+    checks are. Both are factories sent to the scene jobs (picklable: a
+    class or a module-level function), called there on first use.
+    `executor` (core/executors.py) runs the scene stage, one job per scene
+    (and per `frame_chunk` sampled frames of a longer video: _run_scene_stage);
+    by default a LocalExecutor of `workers` processes. The report is the
+    same wherever the scenes ran, and however they were split.
     """
     started = time.perf_counter()
     selected = CHECKS.select(checks)
@@ -59,16 +68,16 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
                                    "and are skipped")
         problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
-    scene_checks = [c for c in chosen if SCENE in c.needs]
+    scene_checks = [c for c in chosen if c.in_scene_stage]
     if scene_checks:
         by_scene: dict[str, list] = {}
         for q in questions:
             by_scene.setdefault(q.scene, []).append(q)
         order = sorted(by_scene, key=natural_key)
-        jobs = [(str(release.root), sid, by_scene[sid], scene_checks, visibility) for sid in order]
         parts: dict[str, SceneAudit] = {}
         done = 0
-        for sid, part in _run_scenes(jobs, workers, executor):
+        for sid, part in _run_scene_stage(str(release.root), by_scene, order, scene_checks, visibility, images,
+                                          workers, executor, frame_chunk):
             parts[sid] = part
             done += len(by_scene[sid])
             if progress:
@@ -82,8 +91,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
             problems += part.problems
             rays += part.rays_cast
             covered += part.rays_covered
-    audit = ReleaseAuditor(release, list(results), findings, tally, gathered,
-                           images=images() if images is not None else None)
+    audit = ReleaseAuditor(release, list(results), findings, tally, gathered)
     for c in chosen:
         findings += c.check_release(audit)
     if progress:
@@ -109,14 +117,21 @@ def not_applicable(check: Check, benchmark) -> str:
 
 
 def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
-                visibility: VisibilityFactory | None) -> SceneAudit:
-    """The scene stage of one scene: each check's check_question on each question of its columns."""
+                visibility: VisibilityFactory | None, images: ImageSourceFactory | None = None,
+                frame_chunk: int | None = None, chunk_index: int | None = None,
+                precast: dict | None = None) -> SceneAudit:
+    """The scene stage of one scene: each check's check_question on each question of its columns, then
+    each check_scene on the scene's questions of its columns. With `frame_chunk`, casts over more video
+    frames than that are left pending (SceneAudit.pending) or, in a chunk job (`chunk_index`), cast over
+    that chunk only (SceneAudit.chunks); `precast` holds what the scene's earlier jobs cast."""
     scene = load_scene(root, scene_id)
     tally = Tally([c.id for c in checks])
-    auditor = SceneAuditor(scene, questions, tally, visibility)
+    auditor = SceneAuditor(scene, questions, tally, visibility, images, scene_id, frame_chunk, chunk_index, precast)
+    by_question = [c for c in checks if SCENE in c.needs]
+    by_scene = [c for c in checks if c.per_scene]
     for q in questions:
         key = q.column.key if q.column else None
-        applicable = [c for c in checks if key in c.columns]
+        applicable = [c for c in by_question if key in c.columns]
         if not applicable:
             continue
         if scene is None:
@@ -131,20 +146,61 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
                     auditor.skip(c, NO_RAY_CASTER)
                 continue
             c.check_question(auditor, q, g)
+    for c in by_scene:
+        mine = [q for q in questions if q.column is not None and q.column.key in c.columns]
+        if mine:
+            c.check_scene(auditor, mine)
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
     if auditor.visibility_note:
         problems.append(f"warning: {auditor.visibility_note}")
-    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast, auditor.rays_covered)
+    return SceneAudit(auditor.findings, tally, auditor.evidence, problems, auditor.rays_cast, auditor.rays_covered,
+                      pending=auditor.pending, casts=auditor.casts if auditor.pending else {}, chunks=auditor.chunks)
 
 
-def _run_scenes(jobs: list[tuple], workers: int | None, executor: Executor | None):
-    """(scene id, SceneAudit) per job of audit_scene, as they finish: on `executor`, else here, in processes
-    when the release is large."""
-    keys = [j[1] for j in jobs]
-    if executor is not None:
-        yield from executor.map_unordered(audit_scene, jobs, keys)
+def _run_scene_stage(root: str, by_scene: dict[str, list], order: list[str], checks: list[Check],
+                     visibility: VisibilityFactory | None, images: ImageSourceFactory | None,
+                     workers: int | None, executor: Executor | None, frame_chunk: int | None):
+    """(scene id, SceneAudit) per scene, as scenes finish.
+
+    One job per scene; a scene whose video casts span more than `frame_chunk` sampled frames takes three
+    rounds: its job audits it, leaving those casts pending; then one job per chunk of frames casts that
+    chunk (with what the first job cast, so nothing is cast twice); then a last job runs its visibility
+    checks on the chunks put together, and their results replace the first job's. A frame that shows the
+    target ends the cast in its chunk only, and a target flagged unseen was cast on every frame in every
+    chunk, so the findings are those of the unsplit cast.
+    """
+    if executor is None:
+        n_questions = sum(len(qs) for qs in by_scene.values())
+        if workers is None:
+            workers = min(os.cpu_count() or 1, len(order)) if n_questions >= PARALLEL_MIN_QUESTIONS else 1
+        executor = LocalExecutor(workers)
+    jobs = [(root, sid, by_scene[sid], checks, visibility, images, frame_chunk) for sid in order]
+    first: dict[str, SceneAudit] = {}
+    for sid, part in executor.map_unordered(audit_scene, jobs, order):
+        if part.pending:
+            first[sid] = part
+        else:
+            yield sid, part
+    if not first:
         return
-    n_questions = sum(len(j[2]) for j in jobs)
-    if workers is None:
-        workers = min(os.cpu_count() or 1, len(jobs)) if n_questions >= PARALLEL_MIN_QUESTIONS else 1
-    yield from LocalExecutor(workers).map_unordered(audit_scene, jobs, keys)
+    casting = [c for c in checks if VISIBILITY in c.needs]
+    long_scenes = [sid for sid in order if sid in first]
+    chunk_jobs, chunk_keys = [], []
+    for sid in long_scenes:
+        n_chunks = max(-(-n // frame_chunk) for n in first[sid].pending.values())
+        for k in range(n_chunks):
+            chunk_jobs.append((root, sid, by_scene[sid], casting, visibility, None, frame_chunk, k, first[sid].casts))
+            chunk_keys.append(f"{sid}#{k}")
+    by_chunk: dict[str, SceneAudit] = dict(executor.map_unordered(audit_scene, chunk_jobs, chunk_keys))
+    last_jobs = []
+    for sid in long_scenes:
+        chunks = [by_chunk[key] for key in chunk_keys if key.rsplit("#", 1)[0] == sid]   # in frame order
+        merged = dict(first[sid].casts)
+        for key in first[sid].pending:
+            counts = [c.chunks[key] for c in chunks if key in c.chunks]
+            merged[key] = (np.concatenate([n for n, _ in counts]), counts[0][1])
+        last_jobs.append((root, sid, by_scene[sid], casting, visibility, None, None, None, merged))
+        first[sid].rays_cast += sum(c.rays_cast for c in chunks)
+        first[sid].rays_covered += sum(c.rays_covered for c in chunks)
+    for sid, last in executor.map_unordered(audit_scene, last_jobs, long_scenes):
+        yield sid, first[sid].replacing({c.id for c in casting}, last)

@@ -73,6 +73,24 @@ class SceneAudit:
     problems: list[str]           # the scene.json's own diagnostics, for the log
     rays_cast: int = 0
     rays_covered: int = 0         # the samples those rays answered for (a cast restricted to boxes saves rays)
+    # A scene audited in several jobs (a video longer than the frame chunk, run._run_scene_stage):
+    pending: dict = field(default_factory=dict)   # casts left to frame-chunk jobs: key -> frames
+    casts: dict = field(default_factory=dict)     # what this job cast, by key, for the scene's later jobs
+    chunks: dict = field(default_factory=dict)    # a chunk job's casts over its chunk: key -> (counts, samples)
+
+    def replacing(self, check_ids: set[str], other: "SceneAudit") -> "SceneAudit":
+        """This scene's audit with the findings, counts and evidence of `check_ids` taken from `other` (a
+        later job that ran those checks on the whole scene); the rays of both."""
+        tally = Tally(list(self.tally.counts))
+        for c in tally.counts:
+            source = other.tally if c in check_ids else self.tally
+            tally.counts[c] = source.counts[c].copy()
+            tally.skip_reasons[c] = source.skip_reasons[c].copy()
+        findings = [f for f in self.findings if f.check not in check_ids] + other.findings
+        evidence = {c: items for c, items in self.evidence.items() if c not in check_ids}
+        evidence.update({c: items for c, items in other.evidence.items() if c in check_ids})
+        return SceneAudit(findings, tally, evidence, self.problems, self.rays_cast + other.rays_cast,
+                          self.rays_covered + other.rays_covered)
 
 
 @dataclass

@@ -1,32 +1,31 @@
 """choice_answer_mismatch: the option that best matches the scene (TDS) or the clip (Traj) is the stored answer.
 
-The pictures are judged once per audit by `audit.choice` (every option's
-score, the reference it was compared with); this check reports the
+The pictures are judged once per scene, in the scene's job, by
+`choice.judge_choices` (every option's score, the reference it was compared
+with); this check reports the
 questions whose best option is another letter. When the stored answer is
 within the ambiguity margin of the best, the finding is a warning: the
 options cannot be told apart well enough to call the letter wrong.
 """
 from __future__ import annotations
 
-from ..auditors import ReleaseAuditor
+from ..auditors import SceneAuditor
 from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, judge_choices
-from ..registry import Check
-from ..types import Finding, json_safe
+from ..registry import IMAGES, Check
 
 
 class ChoiceAnswerMismatch(Check):
-    def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
-        out = []
-        for uid, j in judge_choices(audit).items():
+    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
+        judged = judge_choices(auditor)
+        for q in questions:
+            j = judged[q.uid]
             if isinstance(j, str):
-                audit.tally.skip(self.id, j)
+                auditor.skip(self, j)
             elif not j.mismatch:
-                audit.tally.passed(self.id)
+                auditor.passed(self)
             else:
-                audit.tally.flag(self.id)
-                out.append(Finding(uid, self.id, self.severity if j.gap(j.truth) >= j.margin else "warning",
-                                   _message(j), json_safe(j.details())))
-        return out
+                auditor.flag(self, q, _message(j), j.details(),
+                             self.severity if j.gap(j.truth) >= j.margin else "warning")
 
 
 def _message(j: ChoiceJudgement) -> str:
@@ -38,4 +37,5 @@ def _message(j: ChoiceJudgement) -> str:
 
 
 CHOICE_ANSWER_MISMATCH = ChoiceAnswerMismatch("choice_answer_mismatch", "error",
-                                              "another option matches the scene or clip best", CHOICE_KEYS)
+                                              "another option matches the scene or clip best", CHOICE_KEYS,
+                                              needs=frozenset({IMAGES}))

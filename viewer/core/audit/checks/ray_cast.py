@@ -63,7 +63,7 @@ class TargetVisibleInQueryView(Check):
         if cast is None:
             return
         vis, intrinsics = cast
-        seen = auditor.memo(("in_view", g.viewpoint.id, g.target.id),
+        seen = auditor.cast(("in_view", g.viewpoint.id, g.target.id),
                             lambda: vis.in_view(g.viewpoint.pose, intrinsics, [g.target.id])).get(g.target.id)
         if seen is None or seen.fraction < VIEW_MIN_FRACTION:
             auditor.passed(self)
@@ -93,8 +93,10 @@ class TargetUnseenInVideo(Check):
         step = max(1, int(np.floor(video.fps * SEEN_SECONDS))) if video.fps else 1
         frames = np.arange(0, len(video.poses), step)
         # Per target, casting only where its box projects and stopping at the first frame that shows it.
-        column, per_frame = auditor.memo(("target_over_frames", video.id, g.target.id), lambda: vis.target_over_frames(
-            video.poses[frames], video.intrinsics, g.target.id, VIDEO_MIN_FRACTION))
+        # (A long video's frames are cast in chunks, by jobs of their own: SceneAuditor.target_over_frames.)
+        column, per_frame = auditor.target_over_frames(("target_over_frames", video.id, g.target.id),
+                                                       video.poses[frames], video.intrinsics, g.target.id,
+                                                       VIDEO_MIN_FRACTION)
         best = int(np.argmax(column))
         if column[best] == 0:
             # Never seen: show the frame that looks most directly at it (what hides it there).

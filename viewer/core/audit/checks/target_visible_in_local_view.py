@@ -25,7 +25,7 @@ class TargetVisibleInLocalView(Check):
         if cast is None:
             return
         vis, intrinsics = cast
-        seen = auditor.memo(("in_view", g.viewpoint.id),
+        seen = auditor.cast(("in_view", g.viewpoint.id),
                             lambda: vis.in_view(g.viewpoint.pose, intrinsics, auditor.targets)).get(g.target.id)
         fraction = 0.0 if seen is None else seen.fraction
         if fraction >= VIEW_MIN_FRACTION:
