@@ -2,6 +2,7 @@
 import json
 
 import audit_release as ar
+import pytest
 
 from viewer.cli import main
 
@@ -37,3 +38,24 @@ def test_audit_with_predictions_and_bad_input(tmp_path, capsys):
     assert main(["audit", str(root), "--checks", "gt_typo"]) == 2
     assert "unknown check gt_typo" in capsys.readouterr().err
     assert main(["audit", str(tmp_path / "missing")]) == 2
+
+
+def test_frame_chunk_reaches_the_audit_and_leaves_the_json_as_it_was(tmp_path, capsys, monkeypatch):
+    import viewer.core.audit as audit
+    root = ar.build(tmp_path / "rel")
+    assert main(["audit", str(root), "--json"]) == 0
+    whole = capsys.readouterr().out
+    seen = []
+    real_run_audit = audit.run_audit
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("frame_chunk"))
+        return real_run_audit(*args, **kwargs)
+
+    monkeypatch.setattr(audit, "run_audit", spy)
+    assert main(["audit", str(root), "--json", "--frame-chunk", "1"]) == 0
+    assert seen == [1]
+    assert capsys.readouterr().out == whole
+    with pytest.raises(SystemExit) as refused:
+        main(["audit", str(root), "--frame-chunk", "0"])
+    assert refused.value.code == 2 and "at least 1" in capsys.readouterr().err

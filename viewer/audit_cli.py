@@ -17,8 +17,19 @@ from .core.diagnostics import UserError
 FINDINGS_SHOWN = 40
 
 
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of frames of at least 1")
+    return n
+
+
 def cmd_audit(argv: list[str]) -> int:
     from .core.audit import CHECKS
+    from .core.audit.run import FRAME_CHUNK
     p = argparse.ArgumentParser(prog="gst-viewer audit",
                                 description="Find questions whose ground truth or promises do not hold "
                                             "(spec section 4).")
@@ -29,6 +40,9 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECKS.ids()))
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the per-scene checks (default: the CPU count for large releases)")
+    p.add_argument("--frame-chunk", type=_positive_int, default=FRAME_CHUNK, metavar="N",
+                   help="split a video's visibility casts over more than N sampled frames into jobs of N "
+                        "frames (default %(default)s; the output is the same, long videos spread over more workers)")
     from .cluster import add_executor_arguments
     add_executor_arguments(p)
     p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
@@ -53,7 +67,8 @@ def cmd_audit(argv: list[str]) -> int:
         _print_problems([str(d) for d in session.diagnostics])
         with ProgressBar("auditing", len(session.release)) as bar:
             report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
-                               visibility=SceneVisibility, images=SceneImages, executor=executor)
+                               visibility=SceneVisibility, images=SceneImages, executor=executor,
+                               frame_chunk=args.frame_chunk)
     finally:
         if executor is not None:
             executor.close()
