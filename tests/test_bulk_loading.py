@@ -147,15 +147,17 @@ def test_truths_read_in_bulk_match_parse_truth():
 
 
 def test_score_imports_no_window_scene_or_geometry_library():
-    """`gst-viewer score` in a fresh interpreter loads neither Qt nor open3d, scipy or the render layer:
-    at paper size a whole run is mostly interpreter start and imports."""
+    """`gst-viewer score` in a fresh interpreter loads neither Qt nor open3d, scipy or the render layer, nor
+    the drawing primitives the answer kinds draw with: at paper size a whole run is mostly interpreter start
+    and imports."""
     demo = ROOT / "assets" / "demo"
     preds = sorted((demo / "predictions").glob("*.jsonl"))
     heavy_roots = ("PyQt6", "pyqtgraph", "open3d", "scipy", "cv2", "trimesh", "matplotlib", "PIL")
     code = ("import sys\nfrom viewer.cli import main\n"
             f"code = main(['score', {str(demo)!r}, *{[str(p) for p in preds]!r}, '--json', '--quiet'])\n"
             f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {heavy_roots!r}\n"
-            "    or m.startswith(('viewer.ui', 'viewer.render', 'viewer.figures')))\n"
+            "    or m.startswith(('viewer.ui', 'viewer.render', 'viewer.figures'))\n"
+            "    or m in ('viewer.core.primitives', 'viewer.core.overlays', 'viewer.core.geometry'))\n"
             "print('HEAVY', heavy, code, file=sys.stderr)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

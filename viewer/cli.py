@@ -128,18 +128,25 @@ def _first_record(p: Path):
     """The first JSON record of a JSON Lines or JSON file (read from its first 256 kB), or None."""
     try:
         with open(p, "rb") as f:
-            head = f.read(256 * 1024).decode("utf-8", "replace")
+            head = f.read(256 * 1024)
     except OSError:
         return None
-    for line in head.splitlines():
-        if line.strip():
+    # Only the first non-blank line is decoded and parsed (`score` asks this of every prediction file): the
+    # head is cut at "\n" first, then each piece as splitlines() cuts it, so the lines are the same.
+    start = 0
+    while start < len(head):
+        end = head.find(b"\n", start)
+        end = len(head) if end < 0 else end
+        line = next((ln for ln in head[start:end].decode("utf-8", "replace").splitlines() if ln.strip()), None)
+        if line is not None:
             try:
                 rec = json.loads(line)
             except ValueError:
                 break
             return rec[0] if isinstance(rec, list) and rec else rec
+        start = end + 1
     try:
-        doc = json.loads(head)
+        doc = json.loads(head.decode("utf-8", "replace"))
     except ValueError:
         return None
     return doc[0] if isinstance(doc, list) and doc else doc

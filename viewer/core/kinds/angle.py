@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import primitives as pr
 from ..answers import rescue_decimal_comma, rescue_sign_from_words
 from ..scoring import ANGLE_TOLERANCES, random_angle_score, score_angle
 from .base import NumberKind, register
@@ -40,6 +39,7 @@ class AngleKind(NumberKind):
 
     def _directions(self, ctx) -> None:
         """Egocentric: rays from the current view, turned by the angle from its forward direction."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.viewpoint_pose is None or not ctx.heading_known:
             ctx.note("no viewpoint: directions cannot be drawn" if ctx.viewpoint_pose is None
                      else "the view's heading is unknown: directions cannot be drawn")
@@ -55,6 +55,7 @@ class AngleKind(NumberKind):
 
     def _headings(self, ctx) -> None:
         """Map headings, given on the question's own image (0 = up, counter-clockwise as displayed)."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.own_to_shown is None:
             ctx.note("the question's own map has no affine: headings cannot be drawn here")
             return
@@ -71,6 +72,7 @@ class AngleKind(NumberKind):
                                      points=ctx.heading_ray(v, length)))
 
     def _truth(self, ctx, ray, sectors) -> None:
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         ov = ctx.overlay
         for tau, poly in zip(self.bands[::-1], sectors):
             ov.add(pr.Sector(pr.TRUTH, None, (pr.L_TRUTH,), pr.Z_BAND, points=poly, level=tau))
@@ -81,6 +83,7 @@ class AngleKind(NumberKind):
 
     def scene_overlay(self, ctx) -> None:
         """Egocentric directions as rays in the room; map headings are drawn on the map only."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.column.frame == "map":
             return
         if ctx.viewpoint_pose is None:

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-from .. import primitives as pr
 from ..answers import rescue_decimal_comma, rescue_unit_to_metres
 from ..scoring import MRA_THETAS, random_distance_score, score_distance
 from .base import NumberKind, register
@@ -40,6 +39,7 @@ class DistanceKind(NumberKind):
 
     def map_overlay(self, ctx) -> None:
         """Circles around the current view: the true distance solid, each answer dashed."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.viewpoint_pose is None:
             ctx.note("no viewpoint: distances cannot be drawn")
             return
@@ -57,6 +57,7 @@ class DistanceKind(NumberKind):
 
     def scene_overlay(self, ctx) -> None:
         """Rings around the current view at its height: the models', then the truth on top."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.viewpoint_pose is None:
             return
         c = ctx.camera_center

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import primitives as pr
 from ..answers import STRICT, parse_point, parse_points_many
 from ..scoring import POINT_THRESHOLDS, random_point_score, score_point
 from .base import AnswerKind, register
@@ -54,6 +53,7 @@ class PointKind(AnswerKind):
 
     def map_overlay(self, ctx) -> None:
         """The truth as a star with its score rings, each answer as a marker tied to the truth."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         if ctx.to_px is None:
             ctx.note("the question's own map has no affine: answer points cannot be carried onto this map")
             return
@@ -79,6 +79,7 @@ class PointKind(AnswerKind):
 
     def scene_overlay(self, ctx) -> None:
         """Each answer (then the truth) as a pole standing on the floor with a ring at its foot."""
+        from .. import primitives as pr  # drawing only, so that `score` never imports it
         tmap = ctx.topdown
         if tmap is None or tmap.world_to_pixel is None or not tmap.width:
             return
