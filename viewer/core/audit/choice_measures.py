@@ -186,20 +186,49 @@ def guess_level(rgb: np.ndarray) -> str | None:
 
 
 # ------------------------------------------------------------ trajectories
+def _channels(rgb: np.ndarray) -> np.ndarray:
+    """(3, H, W) uint8: the colour planes, contiguous (comparisons on them are several times faster
+    than on the interleaved channels)."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(rgb)[..., :3], -1, 0), np.uint8)
+
+
+def _pixels_where(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(xs, ys) of a (H, W) mask's set pixels, in row-major order (as np.nonzero gives them; flat
+    indices are found many times faster)."""
+    ys, xs = np.divmod(np.flatnonzero(mask), mask.shape[1])
+    return xs, ys
+
+
+def _red_mask(r: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # r > 150 and r - g > 70 and r - b > 70, in uint8: r - 70 wraps only where r < 70, masked by r > 150.
+    lim = r - np.uint8(70)
+    return (r > 150) & (g < lim) & (b < lim)
+
+
+def _blue_mask(r: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # b > 150 and b - r > 70 and b - g > 50, in uint8 (no wrap where b > 150).
+    return (b > 150) & (r < b - np.uint8(70)) & (g < b - np.uint8(50))
+
+
 def path_pixels(rgb: np.ndarray) -> np.ndarray:
     """(N, 2) x, y of the red path's pixels (the drawn trajectory)."""
-    r, g, b = (np.asarray(rgb[..., k], np.int16) for k in range(3))
-    ys, xs = np.nonzero((r > 150) & (r - g > 70) & (r - b > 70))
-    return np.stack([xs, ys], axis=1).astype(np.float64) + 0.5
+    return trajectory_marks(rgb)[0]
 
 
 def start_dot(rgb: np.ndarray, min_pixels: int = 12) -> np.ndarray | None:
     """x, y of the blue start dot's centre; None when there is none."""
-    r, g, b = (np.asarray(rgb[..., k], np.int16) for k in range(3))
-    ys, xs = np.nonzero((b > 150) & (b - r > 70) & (b - g > 50))
-    if len(xs) < min_pixels:
-        return None
-    return np.array([xs.mean(), ys.mean()]) + 0.5
+    return trajectory_marks(rgb, min_pixels)[1]
+
+
+def trajectory_marks(rgb: np.ndarray, min_pixels: int = 12) -> tuple[np.ndarray, np.ndarray | None]:
+    """What a trajectory option shows, read by colour: its red path's pixels (N, 2; x, y at pixel
+    centres) and its blue start dot's centre (None when fewer than `min_pixels` are blue)."""
+    r, g, b = _channels(rgb)
+    xs, ys = _pixels_where(_red_mask(r, g, b))
+    drawn = np.stack([xs, ys], axis=1).astype(np.float64) + 0.5
+    xs, ys = _pixels_where(_blue_mask(r, g, b))
+    start = None if len(xs) < min_pixels else np.array([xs.mean(), ys.mean()]) + 0.5
+    return drawn, start
 
 
 def densify(polyline: np.ndarray, step: float = 1.0) -> np.ndarray:
@@ -215,10 +244,15 @@ def densify(polyline: np.ndarray, step: float = 1.0) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """For each point of a, the distance to the nearest point of b."""
-    d2 = (a[:, None, 0] - b[None, :, 0]) ** 2 + (a[:, None, 1] - b[None, :, 1]) ** 2
-    return np.sqrt(d2.min(axis=1))
+def _nearest_both(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each point of a, the distance to the nearest point of b; and for each point of b, to the
+    nearest of a (one matrix of squared distances serves both: (a - b)^2 is (b - a)^2 exactly)."""
+    d2 = np.subtract.outer(a[:, 0], b[:, 0])
+    np.square(d2, out=d2)
+    dy = np.subtract.outer(a[:, 1], b[:, 1])
+    np.square(dy, out=dy)
+    d2 += dy
+    return np.sqrt(d2.min(axis=1)), np.sqrt(d2.min(axis=0))
 
 
 @dataclass(frozen=True)
@@ -232,12 +266,24 @@ class PathDistance:
         return self.chamfer + self.start_offset
 
 
-def path_distance(drawn: np.ndarray, start: np.ndarray, walked: np.ndarray, max_points: int = 800) -> PathDistance:
-    """How far a drawn path (pixels, start dot) lies from a walked one (a polyline), in the same pixels."""
+def walk_points(walked: np.ndarray, max_points: int = 800) -> np.ndarray:
+    """The walked polyline as path_distance measures it: points at most a pixel apart, at most
+    `max_points` of them (computed once for all of a question's options: see path_distances)."""
     walked = densify(walked, 1.0)
-    if len(drawn) > max_points:      # a thick stroke has thousands of pixels; a sample measures the same
-        drawn = drawn[np.linspace(0, len(drawn) - 1, max_points).astype(int)]
     if len(walked) > max_points:
         walked = walked[np.linspace(0, len(walked) - 1, max_points).astype(int)]
-    chamfer = 0.5 * (_nearest(drawn, walked).mean() + _nearest(walked, drawn).mean())
-    return PathDistance(float(chamfer), float(np.linalg.norm(np.asarray(start) - walked[0])))
+    return walked
+
+
+def path_distance(drawn: np.ndarray, start: np.ndarray, walked: np.ndarray, max_points: int = 800) -> PathDistance:
+    """How far a drawn path (pixels, start dot) lies from a walked one (a polyline), in the same pixels."""
+    return path_distance_to(drawn, start, walk_points(walked, max_points), max_points)
+
+
+def path_distance_to(drawn: np.ndarray, start: np.ndarray, walk: np.ndarray, max_points: int = 800) -> PathDistance:
+    """path_distance against a walk already prepared by walk_points."""
+    if len(drawn) > max_points:      # a thick stroke has thousands of pixels; a sample measures the same
+        drawn = drawn[np.linspace(0, len(drawn) - 1, max_points).astype(int)]
+    to_walk, to_drawn = _nearest_both(drawn, walk)
+    chamfer = 0.5 * (to_walk.mean() + to_drawn.mean())
+    return PathDistance(float(chamfer), float(np.linalg.norm(np.asarray(start) - walk[0])))
