@@ -26,6 +26,7 @@ with camera positions projected onto the map.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,11 +70,11 @@ def content_box(rgb: np.ndarray) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1), exclusive ends: where the image differs from its background."""
     h, w = rgb.shape[:2]
     differs = _differs_from(rgb, background_color(rgb), BACKGROUND_TOLERANCE)
-    if differs.mean() < MIN_CONTENT:
+    if np.count_nonzero(differs) / differs.size < MIN_CONTENT:
         raise MapUnusable("the image is blank (nothing differs from its background)")
     # Rows and columns with a few stray pixels (JPEG noise, a logo) do not widen the box.
-    cols = np.flatnonzero(differs.sum(axis=0) >= max(1, MIN_LINE_SHARE * h))
-    rows = np.flatnonzero(differs.sum(axis=1) >= max(1, MIN_LINE_SHARE * w))
+    cols = np.flatnonzero(np.count_nonzero(differs, axis=0) >= max(1, MIN_LINE_SHARE * h))
+    rows = np.flatnonzero(np.count_nonzero(differs, axis=1) >= max(1, MIN_LINE_SHARE * w))
     if len(cols) < 4 or len(rows) < 4:
         raise MapUnusable("the image's content is too small to compare")
     return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
@@ -85,7 +86,20 @@ def _differs_from(rgb: np.ndarray, color: np.ndarray, tolerance: float) -> np.nd
     out = np.zeros(rgb.shape[:2], bool)
     for k in range(3):
         c = rgb[..., k]
-        out |= (c < color[k] - tolerance) | (c > color[k] + tolerance)
+        lo, hi = color[k] - tolerance, color[k] + tolerance
+        if c.dtype != np.uint8:
+            out |= (c < lo) | (c > hi)
+            continue
+        # For whole numbers c < lo is c < ceil(lo) and c > hi is c > floor(hi): compared as uint8, not
+        # as floats (twice as fast), each only where some value can pass.
+        below, above = math.ceil(lo), math.floor(hi)
+        if below > 255 or above < 0:
+            out[:] = True
+            continue
+        if below > 0:
+            out |= c < below
+        if above < 255:
+            out |= c > above
     return out
 
 
@@ -106,7 +120,7 @@ def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
     if f > 1:
         h2, w2 = h // f, w // f
         y0, x0 = (h - h2 * f) // 2, (w - w2 * f) // 2
-        v = v[y0:y0 + h2 * f, x0:x0 + w2 * f].reshape(h2, f, w2, f, -1).mean(axis=(1, 3))
+        v = _block_mean(v[y0:y0 + h2 * f, x0:x0 + w2 * f].reshape(h2, f, w2, f, -1))
         h, w = h2, w2
     ys = np.linspace(0.0, h, out_h + 1)
     xs = np.linspace(0.0, w, out_w + 1)
@@ -115,6 +129,34 @@ def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
     at = _interp_axis(_interp_axis(integral, ys, 0), xs, 1)
     sums = at[1:, 1:] - at[:-1, 1:] - at[1:, :-1] + at[:-1, :-1]
     return (sums / np.outer(np.diff(ys), np.diff(xs))[..., None]).astype(np.float32)
+
+
+def _block_mean(blocks: np.ndarray) -> np.ndarray:
+    """blocks.mean(axis=(1, 3)) of (h, f, w, f, C) float32, to the bit, about four times faster.
+
+    The float32 sums are added in the order numpy's reduction adds them (a changed order would
+    change the signatures' last bits): with one channel, each block row is summed along x and then
+    the rows are added; with several channels, every pixel is added in turn, row by row. At f >= 8
+    numpy sums a row with eight accumulators, so there its own mean is used.
+    """
+    f = blocks.shape[1]
+    if blocks.shape[-1] == 1:
+        if f >= 8:
+            return blocks.mean(axis=(1, 3))
+        rows = blocks[:, :, :, 0].copy()
+        for dx in range(1, f):
+            rows += blocks[:, :, :, dx]
+        out = rows[:, 0].copy()
+        for dy in range(1, f):
+            out += rows[:, dy]
+    else:
+        out = blocks[:, 0, :, 0].copy()
+        for dy in range(f):
+            for dx in range(f):
+                if dy or dx:
+                    out += blocks[:, dy, :, dx]
+    # As np.mean divides: by the count as a numpy integer (in float64), back into float32.
+    return np.true_divide(out, np.intp(f * f), out=out, casting="unsafe")
 
 
 def _interp_axis(a: np.ndarray, where: np.ndarray, axis: int) -> np.ndarray:
