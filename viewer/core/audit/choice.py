@@ -139,6 +139,9 @@ class _Judge:
         self.images = auditor.images()
         self._signatures: dict[tuple, measures.Signature | str] = {}
         self._pictures: dict[str, np.ndarray | str] = {}
+        # (reference, option) -> similarity: a scene's questions of one level offer the same few maps.
+        # Keyed by the signatures' ids, which the entry keeps alive (so no id is reused while it is kept).
+        self._similarities: dict[tuple[int, int], tuple[measures.Signature, measures.Signature, float]] = {}
         self._release_maps: dict[str, list[tuple[str, str | None]]] | None = None
 
     def all(self) -> dict[str, ChoiceJudgement | str]:
@@ -250,11 +253,19 @@ class _Judge:
         for k, im in enumerate(q.images):
             sig = self.signature(("option", im.path, level), lambda im=im, k=k: self.picture(im, LETTERS[k]),
                                  level, f"option {LETTERS[k]}", im.path)
-            scores.append(measures.similarity(ref, sig))
+            scores.append(self.similarity(ref, sig))
         measure = ("similarity of free space (occupancy, correlation)" if level == "occupancy" else
                    "similarity of the plan's walls and rooms (grey levels, correlation)" if level == "floorplan"
                    else "similarity of the aligned colour images (correlation)")
         return ChoiceJudgement(q.uid, "topdown", scores, truth, True, measure, reference, {"level": level})
+
+    def similarity(self, ref: measures.Signature, option: measures.Signature) -> float:
+        """measures.similarity(ref, option), once per pair of signatures in this scene."""
+        key = (id(ref), id(option))
+        got = self._similarities.get(key)
+        if got is None:
+            got = self._similarities[key] = (ref, option, measures.similarity(ref, option))
+        return got[2]
 
     def reference_map(self, scene_id: str, level: str) -> tuple[measures.Signature, dict]:
         scene = self.scene(scene_id)
