@@ -27,6 +27,30 @@ def test_block_mean_is_numpys_mean_to_the_bit(channels):
         assert got.tobytes() == expected.tobytes(), (f, h, w)
 
 
+@pytest.mark.parametrize("channels", [1, 3])
+def test_block_mean_of_whole_numbers_is_the_float32_mean_to_the_bit(channels):
+    rng = np.random.default_rng(10 + channels)
+    for f in (2, 3, 4, 7, 8, 16, 17):                     # up to 17: past a uint16 sum of 255s
+        h, w = int(rng.integers(2, 9)) * f, int(rng.integers(2, 9)) * f
+        v = rng.integers(0, 256, (h, w, channels), dtype=np.uint8)
+        if f == 3:
+            v[:] = rng.integers(0, 2, v.shape)              # occupancy: 0 or 1
+        blocks = v.reshape(h // f, f, w // f, f, channels)
+        expected = blocks.astype(np.float32).mean(axis=(1, 3))
+        got = m._block_mean(blocks)
+        assert got.dtype == np.float32 and got.tobytes() == expected.tobytes(), f
+
+
+def test_signature_of_a_map_as_uint8_or_float_is_the_same():
+    rng = np.random.default_rng(3)
+    rgb = np.full((300, 420, 3), 255, np.uint8)
+    rgb[40:260, 30:390] = rng.integers(0, 256, (220, 360, 3), dtype=np.uint8)
+    for level in m.LEVELS:
+        channels = m.level_channels(rgb[40:260, 30:390], level)
+        as_float = m.area_resample(channels.astype(np.float32), m.GRID, m.GRID)
+        assert m.area_resample(channels, m.GRID, m.GRID).tobytes() == as_float.tobytes(), level
+
+
 def test_background_test_on_uint8_matches_the_float_comparison():
     rng = np.random.default_rng(0)
     for _ in range(200):

@@ -110,9 +110,13 @@ def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
     than that many pixels at the edges, half on each side), then each cell
     sums its pixels exactly, fractions at its borders included, from an
     integral image. No matrix products: on a busy machine a threaded BLAS
-    can make a small product ten times slower.
+    can make a small product ten times slower. Values are taken as float32;
+    uint8 values (whole numbers) are block-summed as integers first, which
+    gives the same float32 sums (whole numbers below 2^24 add exactly).
     """
-    v = np.asarray(values, np.float32)
+    v = np.asarray(values)
+    if v.dtype != np.uint8:
+        v = v.astype(np.float32, copy=False)
     if v.ndim == 2:
         v = v[..., None]
     h, w = v.shape[:2]
@@ -122,6 +126,7 @@ def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
         y0, x0 = (h - h2 * f) // 2, (w - w2 * f) // 2
         v = _block_mean(v[y0:y0 + h2 * f, x0:x0 + w2 * f].reshape(h2, f, w2, f, -1))
         h, w = h2, w2
+    v = v.astype(np.float32, copy=False)
     ys = np.linspace(0.0, h, out_h + 1)
     xs = np.linspace(0.0, w, out_w + 1)
     integral = np.zeros((h + 1, w + 1, v.shape[2]))
@@ -132,7 +137,8 @@ def area_resample(values: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
 
 
 def _block_mean(blocks: np.ndarray) -> np.ndarray:
-    """blocks.mean(axis=(1, 3)) of (h, f, w, f, C) float32, to the bit, about four times faster.
+    """blocks.astype(float32).mean(axis=(1, 3)) of (h, f, w, f, C) float32 or uint8, to the bit, about
+    four times faster.
 
     The float32 sums are added in the order numpy's reduction adds them (a changed order would
     change the signatures' last bits): with one channel, each block row is summed along x and then
@@ -140,7 +146,19 @@ def _block_mean(blocks: np.ndarray) -> np.ndarray:
     numpy sums a row with eight accumulators, so there its own mean is used.
     """
     f = blocks.shape[1]
-    if blocks.shape[-1] == 1:
+    if blocks.dtype == np.uint8 and f * f * 255 < 2 ** 24:
+        # Whole numbers: their float32 sums are exact in any order, so add them as integers, whole
+        # rows of blocks first (long contiguous runs), then the columns within each block.
+        rows = blocks[:, 0].astype(np.uint16 if f * f * 255 < 2 ** 16 else np.uint32)
+        for dy in range(1, f):
+            rows += blocks[:, dy]
+        out = rows[:, :, 0].copy()
+        for dx in range(1, f):
+            out += rows[:, :, dx]
+        out = out.astype(np.float32)
+    elif blocks.dtype != np.float32:
+        return blocks.astype(np.float32).mean(axis=(1, 3))
+    elif blocks.shape[-1] == 1:
         if f >= 8:
             return blocks.mean(axis=(1, 3))
         rows = blocks[:, :, :, 0].copy()
@@ -170,12 +188,13 @@ def level_channels(rgb: np.ndarray, level: str) -> np.ndarray:
     """What a level's map is compared by, per pixel: free floor (occupancy); the plan's grey level
     (floor plan: walls dark, each room's floor its own light tint, so the partition of the free
     space into rooms counts as well as the walls); colour (photo)."""
+    # Occupancy and colour stay uint8 (area_resample sums whole numbers faster as integers).
     if level == "occupancy":
-        return (to_gray(rgb) >= FREE_GRAY).astype(np.float32)
+        return (to_gray(rgb) >= FREE_GRAY).view(np.uint8)
     if level == "floorplan":
         return to_gray(rgb).astype(np.float32)
     if level == "photo":
-        return np.asarray(rgb, np.float32)
+        return np.asarray(rgb, np.uint8)
     raise ValueError(f"unknown map level {level!r}; expected one of {LEVELS}")
 
 
