@@ -6,7 +6,8 @@ Timed, per choice question, in the order an audit meets them and with the
 audit's own sharing (a scene's mesh and rendered maps, an option image seen
 by several questions): the judgement (reading the options, the reference
 map or the clip's poses, every score). Printed: the median per question,
-the mean (which carries each scene's one-off mesh loading), the slowest,
+the mean (which carries each scene's one-off mesh loading and the first
+question's imports), the slowest,
 and the cost per scene (all of a scene's judgements, as its audit job pays
 them). Each run is a fresh process with nothing measured yet, as an audit
 worker starts.
@@ -89,6 +90,8 @@ def baseline_reads(release) -> list[float]:
 def one_run(release_path: str) -> dict:
     """One fresh process's timings: per question, per scene, and the baseline reads."""
     from viewer.core.release import load_release
+    from viewer.render.raycast import import_open3d
+    import_open3d()                             # an audit worker has it imported for the ray casting
     release = load_release(release_path)
     baseline_reads(release)                     # warm the file cache and the imports for both
     per_question, per_scene = timed_judgements(load_release(release_path))
