@@ -199,6 +199,25 @@ def test_bad_inputs_are_skipped_with_a_reason_never_passed(release):
         assert summary[check] == {"flagged": 0, "checked": n - 3, "skipped": 3}, check
 
 
+def test_what_is_kept_per_file_is_measured_again_when_the_file_changes(release):
+    """Option facts (size, signature, a trajectory's marks) are kept per process under the file's identity:
+    judging again gives the same judgements; an option rewritten in place is read and measured anew."""
+    import os
+
+    from viewer.core.audit.choice import ChoiceJudgement, judge_release
+    first = judge_release(load_release(release), SceneImages)
+    again = judge_release(load_release(release), SceneImages)
+    assert {u: j.details() for u, j in first.items()} == {u: j.details() for u, j in again.items()}
+    traj = next(r for r in records(release) if key_of(r) == "Traj")
+    option = release / traj["images"][0]["copied_path"]
+    shutil.copyfile(release / "scenes" / traj["scene"] / "topdown" / "occupancy.png", option)
+    st = os.stat(option)
+    os.utime(option, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    changed = judge_release(load_release(release), SceneImages)
+    assert isinstance(first[traj["uid"]], ChoiceJudgement)
+    assert changed[traj["uid"]] == "no red path found in option A"
+
+
 def test_no_reference_map_and_no_reader_are_skips(release):
     for scene in (release / "scenes").iterdir():
         (scene / "scene.json").unlink()

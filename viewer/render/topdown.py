@@ -73,9 +73,27 @@ def _floor_top(scene_mesh: SceneMesh) -> tuple[float, bool]:
     return float(lo[2]), False
 
 
-def _vertical_rays(W, width: int, height: int, z: float, direction: float) -> np.ndarray:
+# The world xy of the last map's pixel centres: rendering a scene's levels casts four or five sets of
+# vertical rays through one affine, and finding where they start cost as much as a cast.
+_last_pixel_xy: tuple[tuple, np.ndarray] | None = None
+
+
+def _pixel_xy(W, width: int, height: int) -> np.ndarray:
+    """(height * width, 2) float32 world xy of the map's pixel centres, row by row (read-only)."""
+    global _last_pixel_xy
+    key = (np.asarray(W, float).tobytes(), width, height)
+    last = _last_pixel_xy
+    if last is not None and last[0] == key:
+        return last[1]
     u, v = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
-    xy = pixel_to_world(W, np.stack([u, v], axis=-1).reshape(-1, 2))
+    xy = pixel_to_world(W, np.stack([u, v], axis=-1).reshape(-1, 2)).astype(np.float32)
+    xy.flags.writeable = False
+    _last_pixel_xy = (key, xy)
+    return xy
+
+
+def _vertical_rays(W, width: int, height: int, z: float, direction: float) -> np.ndarray:
+    xy = _pixel_xy(W, width, height)
     rays = np.zeros((len(xy), 6), np.float32)
     rays[:, :2] = xy
     rays[:, 2] = z

@@ -139,6 +139,9 @@ class _Judge:
         self.images = auditor.images()
         self._signatures: dict[tuple, measures.Signature | str] = {}
         self._pictures: dict[str, np.ndarray | str] = {}
+        # (reference, option) -> similarity: a scene's questions of one level offer the same few maps.
+        # Keyed by the signatures' ids, which the entry keeps alive (so no id is reused while it is kept).
+        self._similarities: dict[tuple[int, int], tuple[measures.Signature, measures.Signature, float]] = {}
         self._release_maps: dict[str, list[tuple[str, str | None]]] | None = None
 
     def all(self) -> dict[str, ChoiceJudgement | str]:
@@ -169,7 +172,7 @@ class _Judge:
             shown = ", ".join(f"{w}x{h}" for h, w in sorted(sizes))
             raise Skip(f"the options differ in size ({shown})")
         if key in TRAJECTORY_KEYS:
-            return self.trajectory(q, [self.picture(im, LETTERS[k]) for k, im in enumerate(q.images)], truth)
+            return self.trajectory(q, sizes.pop(), truth)
         return self.topdown(q, TOPDOWN_LEVELS[key], truth)
 
     # ------------------------------------------------------------ inputs
@@ -213,6 +216,12 @@ class _Judge:
         except (OSError, ValueError, UserError) as e:
             return f"cannot be read: {e}"
 
+    def marks(self, ref, letter: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """A trajectory option's red path and blue start dot (measures.trajectory_marks), kept per file:
+        a clip's options recur across the scene's questions."""
+        return self._per_file(ref.path, ("trajectory marks",),
+                              lambda: measures.trajectory_marks(self.picture(ref, letter)))
+
     def size(self, ref, letter: str) -> tuple[int, int]:
         """An option's (height, width): from a read of it in this process when there was one."""
         if ref.path is None or not ref.exists:
@@ -244,11 +253,19 @@ class _Judge:
         for k, im in enumerate(q.images):
             sig = self.signature(("option", im.path, level), lambda im=im, k=k: self.picture(im, LETTERS[k]),
                                  level, f"option {LETTERS[k]}", im.path)
-            scores.append(measures.similarity(ref, sig))
+            scores.append(self.similarity(ref, sig))
         measure = ("similarity of free space (occupancy, correlation)" if level == "occupancy" else
                    "similarity of the plan's walls and rooms (grey levels, correlation)" if level == "floorplan"
                    else "similarity of the aligned colour images (correlation)")
         return ChoiceJudgement(q.uid, "topdown", scores, truth, True, measure, reference, {"level": level})
+
+    def similarity(self, ref: measures.Signature, option: measures.Signature) -> float:
+        """measures.similarity(ref, option), once per pair of signatures in this scene."""
+        key = (id(ref), id(option))
+        got = self._similarities.get(key)
+        if got is None:
+            got = self._similarities[key] = (ref, option, measures.similarity(ref, option))
+        return got[2]
 
     def reference_map(self, scene_id: str, level: str) -> tuple[measures.Signature, dict]:
         scene = self.scene(scene_id)
@@ -302,7 +319,7 @@ class _Judge:
         return measures.guess_level(rgb) or (named if named in measures.LEVELS else None)
 
     # ------------------------------------------------------------ trajectory selection
-    def trajectory(self, q, options: list[np.ndarray], truth: int) -> ChoiceJudgement:
+    def trajectory(self, q, size: tuple[int, int], truth: int) -> ChoiceJudgement:
         scene = self.scene(q.scene)
         if scene is None:
             raise Skip("no poses: no scene metadata")
@@ -318,17 +335,16 @@ class _Judge:
             raise Skip("no map to project the clip onto (no top-down map with world_to_pixel)")
         W = tmap.world_to_pixel
         walked = positions[:, :2] @ W[:, :2].T + W[:, 2]
-        h, w = options[0].shape[:2]
+        h, w = size
         to_map = np.array([(tmap.width or w) / w, (tmap.height or h) / h])
-        parts = []
-        for k, rgb in enumerate(options):
-            drawn = measures.path_pixels(rgb)
+        marks = [self.marks(im, LETTERS[k]) for k, im in enumerate(q.images)]
+        for k, (drawn, start) in enumerate(marks):
             if len(drawn) < MIN_PATH_PIXELS:
                 raise Skip(f"no red path found in option {LETTERS[k]}")
-            start = measures.start_dot(rgb)
             if start is None:
                 raise Skip(f"no blue start dot found in option {LETTERS[k]}")
-            parts.append(measures.path_distance(drawn * to_map, start * to_map, walked))
+        walk = measures.walk_points(walked)        # the same for every option
+        parts = [measures.path_distance_to(drawn * to_map, start * to_map, walk) for drawn, start in marks]
         step = max(1, len(walked) // 60)
         extra = {"chamfer_px": {LETTERS[k]: p.chamfer for k, p in enumerate(parts)},
                  "start_offset_px": {LETTERS[k]: p.start_offset for k, p in enumerate(parts)},
