@@ -97,6 +97,54 @@ def test_an_unreachable_scheduler_is_said_within_ten_seconds():
     assert time.monotonic() - started < 10
 
 
+def _tenfold(x):
+    return x * 10
+
+
+def test_a_running_scheduler_is_used_by_its_address():
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as running:
+        executor = executor_for("dask", running.scheduler_address)
+        try:
+            assert dict(executor.map_unordered(_tenfold, [(1,), (2,)], ["a", "b"])) == {"a": 10, "b": 20}
+        finally:
+            executor.close()
+
+
+def test_an_address_that_answers_in_another_protocol_is_said_and_given_up(tmp_path):
+    """A web server (or the dashboard's port) at --address: Dask's own timeout would wait for ever."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+
+    def serve():                          # accepts, reads, answers nothing Dask understands
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        release = Path(__file__).resolve().parent.parent / "assets" / "demo"
+        done = subprocess.run([sys.executable, "-m", "viewer", "audit", str(release), "--executor", "dask",
+                               "--address", f"tcp://127.0.0.1:{port}"],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        server.close()
+    assert accepted, "the command never connected"
+    assert done.returncode == 2
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_an_address_needs_the_dask_executor():
     with pytest.raises(UserError, match="--address needs --executor dask"):
         executor_for("local", "tcp://127.0.0.1:8786")

@@ -60,11 +60,7 @@ class DaskExecutor:
             raise UserError("--executor dask needs Dask distributed: pip install 'gst-viewer[cluster]'") from None
         self.cluster = None
         if address:
-            try:
-                self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-            except (OSError, TimeoutError, ValueError) as e:
-                raise UserError(f"cannot reach the Dask scheduler at {address} within {CONNECT_SECONDS} s "
-                                f"({type(e).__name__}: {e})") from None
+            self.client = _connect(address)
         else:
             # One thread per worker process: the work is Python and open3d, which threads itself. Its logs
             # stay quiet: a task's error comes back with its result, and the shutdown's chatter is no news.
@@ -100,6 +96,36 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _connect(address: str):
+    """A Client of the scheduler at `address`, or a UserError within about CONNECT_SECONDS.
+
+    Dask's timeout bounds the TCP connection, not the handshake after it: an
+    address that answers in another protocol (a web server, the dashboard's
+    port 8787 given by mistake) leaves a Client waiting for ever, or failing
+    on a frame length read from HTTP bytes, and a Client given up on hangs the
+    interpreter's exit while it closes. So the address is first greeted in
+    Dask's protocol under a hard deadline, on an event loop of its own that
+    cancels cleanly, and only a scheduler that answered gets a Client.
+    """
+    import asyncio
+
+    from distributed import Client
+    from distributed.comm import connect
+
+    async def greet() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=CONNECT_SECONDS), CONNECT_SECONDS)
+        await comm.close()
+
+    try:
+        asyncio.run(greet())
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except Exception as e:                      # whatever answered, or did not: said as one line
+        why = "nothing answered in Dask's protocol" if isinstance(e, TimeoutError) and not str(e) else \
+            f"{type(e).__name__}: {e}"
+        raise UserError(f"cannot reach the Dask scheduler at {address} within {CONNECT_SECONDS} s ({why}); "
+                        "is it the scheduler's address (tcp://HOST:8786, not the dashboard's port)?") from None
 
 
 def in_main_thread(fn: Callable[[], Any]) -> Any:
