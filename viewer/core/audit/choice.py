@@ -33,6 +33,7 @@ from ..scene import Scene, link_question, load_scene
 from . import choice_measures as measures
 from .auditors import SceneAuditor
 from .images import ImageSourceFactory
+from .registry import Check
 from .types import Tally
 
 LETTERS = "ABCDEFGH"
@@ -101,6 +102,10 @@ class ChoiceJudgement:
     def ambiguous(self) -> bool:
         return self.gap(self.runner_up) < self.margin
 
+    def shown(self, value: float) -> str:
+        """A score as people read it: a similarity, or a distance in map pixels."""
+        return f"{value:.2f}" if self.higher_is_better else f"{value:.1f} px"
+
     def details(self) -> dict:
         return {"task": self.task, "measure": self.measure,
                 "scores": {LETTERS[k]: s for k, s in enumerate(self.scores)},
@@ -108,6 +113,32 @@ class ChoiceJudgement:
                 "truth": LETTERS[self.truth], "best": LETTERS[self.best],
                 "runner_up": LETTERS[self.runner_up], "gap": self.gap(self.runner_up),
                 "margin": self.margin, "reference": self.reference, **self.extra}
+
+
+class ChoiceJudgementCheck(Check):
+    """A check that reads each choice question's judgement (`judge_choices`, made once per scene).
+
+    A question that could not be judged is skipped with the reason; otherwise
+    `verdict` says whether it is flagged: None when it passes, else the
+    message and the severity of its finding.
+    """
+
+    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
+        judged = judge_choices(auditor)
+        for q in questions:
+            j = judged[q.uid]
+            if isinstance(j, str):
+                auditor.skip(self, j)
+                continue
+            verdict = self.verdict(j)
+            if verdict is None:
+                auditor.passed(self)
+            else:
+                message, severity = verdict
+                auditor.flag(self, q, message, j.details(), severity)
+
+    def verdict(self, j: ChoiceJudgement) -> tuple[str, str] | None:
+        raise NotImplementedError
 
 
 class Skip(Exception):

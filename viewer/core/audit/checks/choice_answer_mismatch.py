@@ -9,31 +9,19 @@ options cannot be told apart well enough to call the letter wrong.
 """
 from __future__ import annotations
 
-from ..auditors import SceneAuditor
-from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, judge_choices
-from ..registry import IMAGES, Check
+from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
+from ..registry import IMAGES
 
 
-class ChoiceAnswerMismatch(Check):
-    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
-        judged = judge_choices(auditor)
-        for q in questions:
-            j = judged[q.uid]
-            if isinstance(j, str):
-                auditor.skip(self, j)
-            elif not j.mismatch:
-                auditor.passed(self)
-            else:
-                auditor.flag(self, q, _message(j), j.details(),
-                             self.severity if j.gap(j.truth) >= j.margin else "warning")
-
-
-def _message(j: ChoiceJudgement) -> str:
-    best, truth = LETTERS[j.best], LETTERS[j.truth]
-    what = "the scene's map" if j.task == "topdown" else "the clip's path"
-    shown = "{:.2f}" if j.higher_is_better else "{:.1f} px"
-    return (f"option {best} matches {what} best ({shown.format(j.scores[j.best])}), "
-            f"not the stored {truth} ({shown.format(j.scores[j.truth])})")
+class ChoiceAnswerMismatch(ChoiceJudgementCheck):
+    def verdict(self, j: ChoiceJudgement) -> tuple[str, str] | None:
+        if not j.mismatch:
+            return None
+        best, truth = LETTERS[j.best], LETTERS[j.truth]
+        what = "the scene's map" if j.task == "topdown" else "the clip's path"
+        message = (f"option {best} matches {what} best ({j.shown(j.scores[j.best])}), "
+                   f"not the stored {truth} ({j.shown(j.scores[j.truth])})")
+        return message, self.severity if j.gap(j.truth) >= j.margin else "warning"
 
 
 CHOICE_ANSWER_MISMATCH = ChoiceAnswerMismatch("choice_answer_mismatch", "error",

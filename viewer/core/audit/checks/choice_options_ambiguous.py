@@ -6,27 +6,17 @@ trajectories, 4 map pixels or a quarter of the best path's distance.
 """
 from __future__ import annotations
 
-from ..auditors import SceneAuditor
-from ..choice import CHOICE_KEYS, LETTERS, judge_choices
-from ..registry import IMAGES, Check
+from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
+from ..registry import IMAGES
 
 
-class ChoiceOptionsAmbiguous(Check):
-    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
-        judged = judge_choices(auditor)
-        for q in questions:
-            j = judged[q.uid]
-            if isinstance(j, str):
-                auditor.skip(self, j)
-            elif not j.ambiguous:
-                auditor.passed(self)
-            else:
-                a, b = LETTERS[j.best], LETTERS[j.runner_up]
-                shown = "{:.2f}" if j.higher_is_better else "{:.1f} px"
-                auditor.flag(self, q, f"options {a} ({shown.format(j.scores[j.best])}) and {b} "
-                                      f"({shown.format(j.scores[j.runner_up])}) are within "
-                                      f"{shown.format(j.margin)} of each other; stored {LETTERS[j.truth]}",
-                             j.details())
+class ChoiceOptionsAmbiguous(ChoiceJudgementCheck):
+    def verdict(self, j: ChoiceJudgement) -> tuple[str, str] | None:
+        if not j.ambiguous:
+            return None
+        a, b = LETTERS[j.best], LETTERS[j.runner_up]
+        return (f"options {a} ({j.shown(j.scores[j.best])}) and {b} ({j.shown(j.scores[j.runner_up])}) are "
+                f"within {j.shown(j.margin)} of each other; stored {LETTERS[j.truth]}", self.severity)
 
 
 CHOICE_OPTIONS_AMBIGUOUS = ChoiceOptionsAmbiguous("choice_options_ambiguous", "warning",
