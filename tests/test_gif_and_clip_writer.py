@@ -20,12 +20,18 @@ def _moving_square(n, w=96, h=64):
     return frames
 
 
-def test_mp4_is_h264_yuv420p_faststart_with_the_asked_frame_count(tmp_path):
-    path = tmp_path / "c.mp4"
-    w = open_clip_writer(path, 12, (96, 64))
-    for f in _moving_square(17):
+def _write_clip(path, fps, frames):
+    """The clip writer for `path`, closed after writing `frames` (96 x 64)."""
+    w = open_clip_writer(path, fps, (96, 64))
+    for f in frames:
         w.write(f)
     w.close()
+    return w
+
+
+def test_mp4_is_h264_yuv420p_faststart_with_the_asked_frame_count(tmp_path):
+    path = tmp_path / "c.mp4"
+    w = _write_clip(path, 12, _moving_square(17))
     assert (w.codec, w.note, w.frames) == ("h264", "", 17)
     with av.open(str(path)) as c:
         s = c.streams.video[0]
@@ -48,10 +54,7 @@ def test_odd_sizes_are_padded_and_said(tmp_path):
 
 def test_same_frames_give_the_same_bytes(tmp_path):
     for name in ("a.mp4", "b.mp4", "c.mp4", "d.mp4"):
-        w = open_clip_writer(tmp_path / name, 10, (96, 64))
-        for f in _moving_square(12):
-            w.write(f)
-        w.close()
+        _write_clip(tmp_path / name, 10, _moving_square(12))
     first = (tmp_path / "a.mp4").read_bytes()
     assert all((tmp_path / n).read_bytes() == first for n in ("b.mp4", "c.mp4", "d.mp4"))
 
@@ -60,10 +63,7 @@ def test_gif_round_trip_through_pillow(tmp_path):
     path = tmp_path / "a.gif"
     frames = _moving_square(6)
     frames.insert(3, frames[2].copy())                  # an unchanged frame merges into its predecessor
-    w = open_clip_writer(path, 10, (96, 64))
-    for f in frames:
-        w.write(f)
-    w.close()
+    _write_clip(path, 10, frames)
     with Image.open(path) as im:
         assert im.format == "GIF" and im.info.get("loop") == 0
         durations, back = [], []
@@ -89,10 +89,7 @@ def test_without_pyav_an_mp4_is_refused_with_the_install_hint(tmp_path, monkeypa
 
 def test_pyav_reader_matches_opencv_and_seeks_exactly(tmp_path):
     path = tmp_path / "r.mp4"
-    w = open_clip_writer(path, 10, (96, 64))
-    for f in _moving_square(20):
-        w.write(f)
-    w.close()
+    _write_clip(path, 10, _moving_square(20))
     from viewer.demo.opencv import import_cv2
     pytest.importorskip("cv2")                    # OpenCV is a test dependency only: the reference decoder
     cv2 = import_cv2()
