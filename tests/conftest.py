@@ -51,3 +51,15 @@ def make_release_with_scene():
     """Factory: make_release_with_scene(root, scene, records, **make_scene options) writes the scene
     and questions.jsonl; returns root."""
     return scene_release.write_release_with_scene
+
+
+@pytest.fixture(scope="session")
+def settings_demo(tmp_path_factory) -> Path:
+    """A small generated release with the Global/Local setting variants (2 scenes), made once per run."""
+    from viewer.demo.generate import generate_demo
+    from viewer.demo.scenebuild import DemoConfig
+    out = tmp_path_factory.mktemp("settings") / "release"
+    generate_demo(out, scenes=2, seed=3, with_settings=True, log=lambda m: None,
+                  config=DemoConfig(width=160, height=128, map_width=200, map_height=160, per_column=2,
+                                    viewpoints=24, distractors=2))
+    return out

@@ -152,17 +152,6 @@ def test_simulated_models_get_the_verdict_they_were_built_with(tmp_path, model, 
         assert "worse when easier" in d["reason"]
 
 
-@pytest.fixture(scope="module")
-def settings_demo(tmp_path_factory) -> Path:
-    from viewer.demo.generate import generate_demo
-    from viewer.demo.scenebuild import DemoConfig
-    out = tmp_path_factory.mktemp("settings") / "release"
-    generate_demo(out, scenes=2, seed=3, with_settings=True, log=lambda m: None,
-                  config=DemoConfig(width=160, height=128, map_width=200, map_height=160, per_column=2,
-                                    viewpoints=24, distractors=2))
-    return out
-
-
 def test_generated_local_views_show_the_target_and_global_views_do_not(settings_demo):
     from viewer.core.audit.checks.ray_cast import VIEW_MIN_FRACTION
     from viewer.core.scene import SceneLibrary

@@ -4,21 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from ui_helpers import settle
 
 from viewer.core.browse import BrowseFilter
-
-
-@pytest.fixture(scope="module")
-def settings_demo(tmp_path_factory) -> Path:
-    from viewer.demo.generate import generate_demo
-    from viewer.demo.scenebuild import DemoConfig
-    out = tmp_path_factory.mktemp("settings-ui") / "release"
-    generate_demo(out, scenes=1, seed=3, with_settings=True, log=lambda m: None,
-                  config=DemoConfig(width=160, height=128, map_width=200, map_height=160, per_column=2,
-                                    viewpoints=24, distractors=2))
-    return out
 
 
 def _first(root: Path, setting: str) -> dict:
