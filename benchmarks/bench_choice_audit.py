@@ -44,7 +44,7 @@ def timed_judgements(release) -> tuple[list[tuple[str, float]], list[float]]:
     from viewer.core.audit import choice
     from viewer.core.audit.auditors import SceneAuditor
     from viewer.core.audit.types import Tally
-    from viewer.core.scene import load_scene
+    from viewer.core.scene.model import load_scene
     from viewer.render.audit_images import SceneImages
 
     by_scene: dict[str, list] = {}

@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from viewer.core import geometry as g  # noqa: E402
-from viewer.core.scene import load_scene  # noqa: E402
+from viewer.core.scene.model import load_scene  # noqa: E402
 
 
 def median_time(fn, repeat=5) -> float:

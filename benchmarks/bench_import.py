@@ -84,7 +84,7 @@ def main() -> int:
 
     import trimesh
 
-    from viewer.core.scene import Scene
+    from viewer.core.scene.model import Scene
     from viewer.render.scene_import import ImportRequest, import_scene, render_maps
     from viewer.render.scene_mesh import load_scene_mesh
 

@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_geometry import median_time  # noqa: E402  (the benchmarks folder is on sys.path)
 
 from viewer.assets import default_release  # noqa: E402
+from viewer.core.benchmarks.gst.columns import COLUMN_BY_KEY  # noqa: E402
+from viewer.core.benchmarks.gst.uid import parse_uid  # noqa: E402
 from viewer.core.reconstruct import reconstruct  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
-from viewer.core.tasks import COLUMN_BY_KEY  # noqa: E402
-from viewer.core.uid import parse_uid  # noqa: E402
 
 N = 200_000
 SCENES = 500

@@ -44,10 +44,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import score_reference  # noqa: E402
 
+from viewer.core.benchmarks.gst.columns import COLUMNS  # noqa: E402
 from viewer.core.evaluate import random_baseline  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 from viewer.core.session import open_session  # noqa: E402
-from viewer.core.tasks import COLUMNS  # noqa: E402
 
 PROMPTS = {
     "angle": ["This is the exploration video of you in the entire scene earlier.",

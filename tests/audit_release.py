@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from scene_release import write_png, write_scene_folder
 
-from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
-from viewer.core.scene_writer import scene_document, write_scene_document
+from viewer.core.scene.model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from viewer.core.scene.writer import scene_document, write_scene_document
 
 SCENE = "scene_1"
 INTR = {"width": 64, "height": 48, "fx": 32.0, "fy": 32.0, "cx": 32.0, "cy": 24.0}
@@ -173,7 +173,8 @@ def refresh(root: Path, keep: set[str] = frozenset()) -> None:
     """Set every geometric answer (except the uids in `keep`) to what the geometry gives."""
     from viewer.core.geometry import recompute_ground_truth
     from viewer.core.release import load_release
-    from viewer.core.scene import SceneLibrary, link_question
+    from viewer.core.scene.model import link_question
+    from viewer.core.scene.sources import SceneLibrary
     release = load_release(root)
     library = SceneLibrary(root)
     answers = {}

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
-from viewer.core.scene_writer import scene_document, write_scene_document
+from viewer.core.scene.model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from viewer.core.scene.writer import scene_document, write_scene_document
 
 SCENE = "scene_1"
 TARGET = "armchair_abcdef_0"

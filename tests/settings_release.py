@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from viewer.core.tasks import COLUMN_BY_KEY
+from viewer.core.benchmarks.gst.columns import COLUMN_BY_KEY
 
 ED, EDIST, POS = (COLUMN_BY_KEY[k].task for k in ("ED_v", "EDist_v", "Pos"))
 

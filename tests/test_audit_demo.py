@@ -15,13 +15,14 @@ import pytest
 pytest.importorskip("viewer.demo.generate")
 
 from viewer.core.audit import CHECKS, run_audit  # noqa: E402
+from viewer.core.benchmarks.gst.columns import column_for_task  # noqa: E402
 from viewer.core.evaluate import evaluate  # noqa: E402
 from viewer.core.geometry import recompute_ground_truth  # noqa: E402
 from viewer.core.predictions import load_predictions  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
-from viewer.core.scene import SceneLibrary, link_question  # noqa: E402
-from viewer.core.scene_writer import write_scene_document  # noqa: E402
-from viewer.core.tasks import column_for_task  # noqa: E402
+from viewer.core.scene.model import link_question
+from viewer.core.scene.sources import SceneLibrary  # noqa: E402
+from viewer.core.scene.writer import write_scene_document  # noqa: E402
 from viewer.render.visibility import SceneVisibility  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("open3d")
 
-from viewer.core.scene import load_scene  # noqa: E402
+from viewer.core.scene.model import load_scene  # noqa: E402
 from viewer.render.raycast import instance_bbox_2d  # noqa: E402
 from viewer.render.visibility import VIEW_SAMPLES_ACROSS, SceneVisibility, stride_for  # noqa: E402
 

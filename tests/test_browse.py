@@ -3,9 +3,9 @@ import json
 import numpy as np
 import pytest
 
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.browse import BrowseFilter, BrowseIndex, answer_text, error_text, step_failure, truth_text
 from viewer.core.session import open_session
-from viewer.core.tasks import COLUMN_KEYS
 
 
 def _release(tmp_path):
@@ -117,7 +117,7 @@ def test_every_status_filter_is_known(tmp_path, status):
 
 
 def test_filter_by_reviewer_verdict(tmp_path):
-    from viewer.core.flags import FlagStore
+    from viewer.core.review.flags import FlagStore
     s = _release(tmp_path)
     ix = BrowseIndex(s.release)
     store = FlagStore.for_release(tmp_path)

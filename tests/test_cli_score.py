@@ -6,7 +6,7 @@ import pytest
 from published_samples import ED_UID, EDIST_UID, POS_UID, TDSE_UID
 
 from viewer.cli import main
-from viewer.core.tasks import COLUMN_KEYS
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from viewer.core import palette
+from viewer.core.benchmarks.gst.uid import uid_tail
 from viewer.core.board_export import export_board, tex_escape
 from viewer.core.browse import BrowseFilter, BrowseIndex
 from viewer.core.compare import comparison_mask, error_range_mask
+from viewer.core.review.views import ViewStore, resolve_view, view_document
 from viewer.core.timeline import frames_from_counts, nearest_frame, release_target_frames
-from viewer.core.uid import uid_tail
-from viewer.core.views import ViewStore, resolve_view, view_document
 
 
 def test_palette_is_colour_blind_safe_and_never_a_ui_colour():
@@ -123,7 +123,7 @@ def test_saved_views_round_trip_and_skip_models_not_loaded(tmp_path):
 
 
 def test_saved_views_sit_beside_the_flags(tmp_path):
-    from viewer.core.flags import FlagStore
+    from viewer.core.review.flags import FlagStore
     flags = FlagStore.for_release(tmp_path)
     flags.set_verdict("u1", "ok")
     views = ViewStore.for_release(tmp_path)

@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 from published_samples import ED_UID, EDIST_UID, FIXTURES, POS_UID, TDSM_UID, TRAJ_UID
 
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import recompute_ground_truth
 from viewer.core.kinds import CHOICE
 from viewer.core.release import load_release
-from viewer.core.scene import SceneLibrary, link_question
+from viewer.core.scene.model import link_question
+from viewer.core.scene.sources import SceneLibrary
 from viewer.core.session import open_session
-from viewer.core.tasks import COLUMN_KEYS
 from viewer.demo.generate import generate_demo
 from viewer.demo.scenebuild import DemoConfig
 

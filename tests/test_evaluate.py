@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from published_samples import ED_UID, EDIST_UID, POS_UID, TDSE_UID, TDSM_UID, TRAJ_UID
 
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.session import open_session
-from viewer.core.tasks import COLUMN_KEYS
 
 
 def _preds(tmp_path, name, mapping):

@@ -10,10 +10,10 @@ import textwrap
 import pytest
 
 from viewer.cli import main
-from viewer.core import flags as flags_mod
 from viewer.core.diagnostics import UserError
-from viewer.core.flags import DB_NAME, FlagConflict, FlagStore, annotations_path
-from viewer.core.flags_io import export_flags, import_flags
+from viewer.core.review import flags as flags_mod
+from viewer.core.review.flags import DB_NAME, FlagConflict, FlagStore, annotations_path
+from viewer.core.review.flags_io import export_flags, import_flags
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_read_only_release_keeps_flags_in_the_user_data_folder(tmp_path, monkeyp
 
 WRITER = textwrap.dedent("""
     import sys
-    from viewer.core.flags import FlagStore
+    from viewer.core.review.flags import FlagStore
     store = FlagStore(sys.argv[1], author=sys.argv[2])
     for k in range(int(sys.argv[3])):
         if k % 2:
@@ -219,7 +219,7 @@ def test_flags_cli_set_export_import(tmp_path, capsys):
 
 def test_bundled_demo_flags_go_to_the_user_data_folder(tmp_path, monkeypatch):
     from viewer.assets import assets_dir
-    from viewer.core.flags import annotations_path
+    from viewer.core.review.flags import annotations_path
     monkeypatch.setenv("GST_VIEWER_DATA", str(tmp_path))
     path = annotations_path(assets_dir() / "demo")
     assert tmp_path in path.parents

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from viewer.core.diagnostics import UserError
-from viewer.core.flags import FlagStore
-from viewer.core.flags_io import import_flags
 from viewer.core.predictions import load_predictions
 from viewer.core.release import load_release
-from viewer.core.scene_reader import read_scene_file
+from viewer.core.review.flags import FlagStore
+from viewer.core.review.flags_io import import_flags
+from viewer.core.scene.reader import read_scene_file
 from viewer.core.session import open_session
 
 EXAMPLES = int(os.environ.get("GST_FUZZ_EXAMPLES", 500))

@@ -144,7 +144,7 @@ def test_audit_json_with_a_nan_answer_is_valid_json(tmp_path):
 
 
 def test_a_scene_id_longer_than_a_file_name_is_reported(tmp_path):
-    from viewer.core.scene import SceneLibrary
+    from viewer.core.scene.sources import SceneLibrary
     long_id = "s" * 300
     rec = {"uid": "a", "task": "Object_Localization_Egocentric_Distance_visual", "scene": long_id, "answer": 1.0,
            "texts": ["q"]}
@@ -159,7 +159,8 @@ def test_a_box_at_1e308_gives_a_reason_not_an_overflow(tmp_path, key):
     import scene_release as sr
 
     from viewer.core.geometry import recompute_ground_truth
-    from viewer.core.scene import SceneLibrary, link_question
+    from viewer.core.scene.model import link_question
+    from viewer.core.scene.sources import SceneLibrary
 
     def far(doc):
         doc["instances"][sr.TARGET]["bbox3"]["translation"] = [1e308, 1e308, 0.0]
@@ -175,7 +176,7 @@ def test_absurd_intrinsics_are_refused_with_a_message(tmp_path):
     """A 1e9-pixel camera made the audit cast rays for 39 s instead of 2.5 s."""
     import scene_release as sr
 
-    from viewer.core.scene import SceneLibrary
+    from viewer.core.scene.sources import SceneLibrary
 
     def huge(doc):
         doc["videos"]["video_0"]["intrinsics"].update(width=1e9, height=1e9)
@@ -256,7 +257,7 @@ def test_a_400_digit_integer_answer_or_prediction_is_not_finite(tmp_path):
 def test_a_mesh_linked_out_of_the_scene_folder_is_refused(tmp_path):
     import scene_release as sr
 
-    from viewer.core.scene import SceneLibrary
+    from viewer.core.scene.sources import SceneLibrary
     outside = tmp_path / "elsewhere.glb"
     outside.write_bytes(b"glTF")
     sr.build(tmp_path / "rel", video=False)

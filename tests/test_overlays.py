@@ -15,7 +15,8 @@ from viewer.core.overlays import (
     scene_map_overlay,
     scene_overlay_3d,
 )
-from viewer.core.scene import SceneLibrary, link_question
+from viewer.core.scene.model import link_question
+from viewer.core.scene.sources import SceneLibrary
 from viewer.core.session import open_session
 
 

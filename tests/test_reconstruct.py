@@ -14,7 +14,7 @@ from viewer.core.audit import run_audit
 from viewer.core.overlays import inferred_pose, published_map_overlay
 from viewer.core.reconstruct import fit_scale, image_size, reconstruct
 from viewer.core.release import load_release
-from viewer.core.scene import link_question, load_scene
+from viewer.core.scene.model import link_question, load_scene
 
 DEMO = default_release()
 

@@ -7,18 +7,18 @@ import pytest
 
 from viewer.core.geometry import recompute_ground_truth
 from viewer.core.release import load_release
-from viewer.core.scene import (
+from viewer.core.scene.model import (
     Box3,
     Instance,
     Intrinsics,
     Scene,
-    SceneLibrary,
     TopdownMap,
     VideoTrack,
     Viewpoint,
     link_question,
     load_scene,
 )
+from viewer.core.scene.sources import SceneLibrary
 
 # Camera at (1, 2, 1.5) looking along world +x (OpenCV: x right, y down, z forward).
 VIEW_CV = np.array([[0, 0, 1, 1], [-1, 0, 0, 2], [0, -1, 0, 1.5], [0, 0, 0, 1]], float)

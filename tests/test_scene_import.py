@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from viewer.core.diagnostics import UserError
-from viewer.core.scene import load_scene
-from viewer.core.scene_import import inverted_trajectory, read_trajectory
-from viewer.core.scene_reader import read_scene_file
+from viewer.core.scene.formats import inverted_trajectory, read_trajectory
+from viewer.core.scene.model import load_scene
+from viewer.core.scene.reader import read_scene_file
 from viewer.render.scene_import import ImportRequest, import_scene
 
 DATA = Path(__file__).parent / "data" / "scene_import"

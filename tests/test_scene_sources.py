@@ -3,12 +3,13 @@ import numpy as np
 import pytest
 
 from viewer.core.diagnostics import UserError
-from viewer.core.scene import Box3, Instance, Scene, SceneLibrary, load_scene
-from viewer.core.scene_sources import (
+from viewer.core.scene.model import Box3, Instance, Scene, load_scene
+from viewer.core.scene.sources import (
     SOURCE_KINDS,
     MeshFile,
     SceneIndex,
     SceneJsonFolders,
+    SceneLibrary,
     release_sources,
     scene_mesh_file,
 )

@@ -6,17 +6,8 @@ import stat
 import numpy as np
 import pytest
 
-from viewer.core.scene import (
-    Box3,
-    Instance,
-    Intrinsics,
-    Scene,
-    TopdownMap,
-    VideoTrack,
-    Viewpoint,
-    load_scene,
-)
-from viewer.core.scene_writer import readable_json, scene_document, write_scene, write_scene_document
+from viewer.core.scene.model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, load_scene
+from viewer.core.scene.writer import readable_json, scene_document, write_scene, write_scene_document
 
 # Camera at (1, 2, 1.5) looking along world +x (OpenCV: x right, y down, z forward).
 VIEW_CV = np.array([[0, 0, 1, 1], [-1, 0, 0, 2], [0, -1, 0, 1.5], [0, 0, 0, 1]], float)

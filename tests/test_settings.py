@@ -10,6 +10,7 @@ from settings_release import ED, EDIST, write_predictions, write_settings_releas
 from settings_release import q as record
 
 from viewer.cli import main
+from viewer.core.benchmarks.gst.columns import COLUMN_BY_KEY
 from viewer.core.release import load_release
 from viewer.core.session import open_session
 from viewer.core.settings_table import (
@@ -25,7 +26,6 @@ from viewer.core.settings_table import (
     pattern_mask,
     verdict_of,
 )
-from viewer.core.tasks import COLUMN_BY_KEY
 from viewer.demo import settings_models
 
 GOOD_ANSWERS = {"ed1": "-150", "ed1_local_video": "60", "ed1_li": "60", "ed2": "90", "ed2_local_image": "10",
@@ -154,7 +154,7 @@ def test_simulated_models_get_the_verdict_they_were_built_with(tmp_path, model, 
 
 def test_generated_local_views_show_the_target_and_global_views_do_not(settings_demo):
     from viewer.core.audit.checks.ray_cast import VIEW_MIN_FRACTION
-    from viewer.core.scene import SceneLibrary
+    from viewer.core.scene.sources import SceneLibrary
     from viewer.render.raycast import Raycaster
     from viewer.render.scene_mesh import load_scene_mesh
     release = load_release(settings_demo)

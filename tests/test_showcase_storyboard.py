@@ -4,14 +4,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.diagnostics import UserError
-from viewer.core.gallery_pick import FULL_AREA, pick_examples, target_area
 from viewer.core.kinds import ANGLE, POINT
-from viewer.core.scene import SceneLibrary, link_question
+from viewer.core.scene.model import link_question
+from viewer.core.scene.sources import SceneLibrary
 from viewer.core.session import open_session
-from viewer.core.showcase import build_story, choose_models, find_question, question_sentence
-from viewer.core.storyboard import ANSWER, CLIP_STAGES, QUESTION, TRUTH, VIDEO, layers_at, plan_clip, strip_frames
-from viewer.core.tasks import COLUMN_KEYS
+from viewer.core.talk.gallery_pick import FULL_AREA, pick_examples, target_area
+from viewer.core.talk.showcase import build_story, choose_models, find_question, question_sentence
+from viewer.core.talk.storyboard import (
+    ANSWER,
+    CLIP_STAGES,
+    QUESTION,
+    TRUTH,
+    VIDEO,
+    layers_at,
+    plan_clip,
+    strip_frames,
+)
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 ED = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"

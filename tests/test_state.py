@@ -7,7 +7,7 @@ import pytest
 from viewer.assets import assets_dir
 from viewer.core.map_choice import MapKind, MapSource, choose_map
 from viewer.core.overlays import model_answers
-from viewer.core.scene import link_question
+from viewer.core.scene.model import link_question
 from viewer.core.session import open_session
 from viewer.core.state import InspectorState
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from viewer.core import textio
+from viewer.core.benchmarks.gst.records import QuestionRecord
 from viewer.core.diagnostics import Diagnostics
-from viewer.core.records import PlainPrediction, QuestionRecord
+from viewer.core.records import PlainPrediction
 from viewer.core.textio import read_json_lines, stream_json_lines
 
 LINES = ['{"uid": "a", "prediction": "1"}', "", '{"uid": "b", "prediction": NaN}', "{not json",

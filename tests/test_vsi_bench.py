@@ -210,5 +210,5 @@ def test_mixed_release_is_refused(tmp_path):
 
 def test_gst_benchmark_is_todays_table():
     from viewer.core.benchmarks import GST
-    from viewer.core.tasks import COLUMNS
+    from viewer.core.benchmarks.gst.columns import COLUMNS
     assert GST.columns is COLUMNS and GST.table_keys == tuple(c.key for c in COLUMNS) and not GST.groups

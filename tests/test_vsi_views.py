@@ -13,10 +13,10 @@ import pytest
 
 from viewer.core import primitives as pr
 from viewer.core.benchmarks import GST, VSI, Scale
-from viewer.core.benchmarks.vsi import question_scale
+from viewer.core.benchmarks.vsi.benchmark import question_scale
+from viewer.core.benchmarks.vsi.objects import MetaInfoLibrary, objects_topdown, question_categories, read_meta_info
 from viewer.core.diagnostics import Diagnostics
 from viewer.core.release import load_release
-from viewer.core.vsi_objects import MetaInfoLibrary, objects_topdown, question_categories, read_meta_info
 
 DATA = Path(__file__).parent / "data"
 QUESTIONS = DATA / "vsi-gemini" / "scannet_questions"
@@ -56,7 +56,7 @@ def test_the_scale_comes_from_the_benchmark():
 
 
 def test_option_text_names_its_chart():
-    from viewer.core.kinds import OPTION_TEXT
+    from viewer.core.benchmarks.vsi.option_text import OPTION_TEXT
     assert OPTION_TEXT.chart == "option-texts"
 
 
@@ -106,7 +106,7 @@ def test_bad_meta_info_entries_are_reported_and_the_rest_reads(tmp_path):
 
 # ------------------------------------------------------------------ scans linked by scene id
 def test_a_question_named_after_its_scene_takes_the_scans_one_video():
-    from viewer.core.scene import Scene, VideoTrack, link_question
+    from viewer.core.scene.model import Scene, VideoTrack, link_question
     release = load_release(QUESTIONS)
     q = release.questions[0]
     scene = Scene(q.scene, "/nowhere")

@@ -146,8 +146,8 @@ def cmd_flags(argv: list[str]) -> int:
     args = p.parse_args(argv)
 
     from .cli import check_release_arg, path_role
-    from .core.flags import FlagStore
-    from .core.flags_io import export_flags, import_flags
+    from .core.review.flags import FlagStore
+    from .core.review.flags_io import export_flags, import_flags
     check_release_arg(args.release)
     if path_role(args.release) != "release":
         # Checked before the store opens: opening it would create annotations.sqlite there.

@@ -36,7 +36,7 @@ def _prediction_paths(args) -> list:
 def _session(args):
     from .cli import check_prediction_args, check_release_arg
     from .core.session import open_session
-    from .core.showcase import choose_models
+    from .core.talk.showcase import choose_models
     check_release_arg(args.release)
     check_prediction_args(args.predictions or [])
     session = open_session(args.release, _prediction_paths(args), benchmark=args.benchmark)
@@ -47,7 +47,7 @@ def _session(args):
 
 
 def _subject(args, frames: bool = True):
-    from .core.showcase import find_question
+    from .core.talk.showcase import find_question
     from .figures.canvas import ensure_gui_app
     from .figures.layouts import prepare
     session, models = _session(args)

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from .core.diagnostics import UserError
-from .core.scene_import import FORMATS, UP_AXES
+from .core.scene.formats import FORMATS, UP_AXES
 
 
 def parser() -> argparse.ArgumentParser:

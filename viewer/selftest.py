@@ -221,7 +221,7 @@ def _check_tiny_scores(board: dict) -> None:
 
 
 def _render(session, save: str | None):
-    from .core.scene import SceneLibrary
+    from .core.scene.sources import SceneLibrary
     from .render.image_io import encode_png, write_png
     from .render.raycast import Raycaster
     from .render.scene_assets import SceneAssets
@@ -330,8 +330,9 @@ def write_tiny_release(root: Path) -> Path:
     (answers recomputed from the geometry by the core) and two models' predictions."""
     from .core.geometry import recompute_ground_truth
     from .core.release import load_release
-    from .core.scene import Intrinsics, Scene, SceneLibrary, TopdownMap, VideoTrack, Viewpoint, link_question
-    from .core.scene_writer import write_scene
+    from .core.scene.model import Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, link_question
+    from .core.scene.sources import SceneLibrary
+    from .core.scene.writer import write_scene
 
     root = Path(root)
     folder = root / "scenes" / TINY_SCENE
@@ -407,7 +408,7 @@ def _rough_answer(key: str, value) -> str:
 
 
 def _tiny_instances() -> dict:
-    from .core.scene import Box3, Instance
+    from .core.scene.model import Box3, Instance
     boxes = {   # id: (semantic, centre, size), all in living_room_0
         "floor_aaaaaa_0": ("floor", [3.0, 2.5, -0.05], [6.0, 5.0, 0.1]),
         "wall_bbbbbb_0": ("wall", [3.0, -0.05, 1.3], [6.2, 0.1, 2.6]),

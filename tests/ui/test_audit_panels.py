@@ -2,7 +2,7 @@
 import pytest
 
 from viewer.core.audit import AuditReport, Finding, Tally
-from viewer.core.flags import DB_NAME, FlagStore
+from viewer.core.review.flags import DB_NAME, FlagStore
 from viewer.core.state import InspectorState
 
 pytest.importorskip("pytestqt")

@@ -13,10 +13,10 @@ from PyQt6.QtGui import QColor, QImage, QPainter
 
 from viewer.core import primitives as pr
 from viewer.core.answers import OK, Parsed
+from viewer.core.column import Column
 from viewer.core.kinds import AnswerKind, get_kind, register, unregister
 from viewer.core.overlays import published_map_overlay
-from viewer.core.storyboard import EVERYTHING
-from viewer.core.tasks import Column
+from viewer.core.talk.storyboard import EVERYTHING
 from viewer.figures.map_painter import map_legend, paint_map
 from viewer.figures.theme import PAPER
 from viewer.ui.map_view import MapView

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from published_samples import ED_UID, EDIST_UID, POS_UID
 
-from viewer.core.tasks import COLUMN_KEYS
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 
 
 def test_leaderboard_tooltip_and_status_filter(qtbot, make_inspector, real_samples, tmp_path):

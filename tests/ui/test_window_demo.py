@@ -5,8 +5,8 @@ from overlay_queries import truth_point
 from ui_helpers import settle
 
 from viewer.assets import assets_dir
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.map_choice import MapSource
-from viewer.core.tasks import COLUMN_KEYS
 
 DEMO = assets_dir() / "demo"
 pytestmark = pytest.mark.skipif(not (DEMO / "questions.jsonl").is_file(), reason="no bundled demo")

@@ -9,9 +9,9 @@ from PyQt6.QtTest import QTest
 from ui_helpers import settle
 
 from viewer.core import primitives as pr
+from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.browse import BrowseFilter
 from viewer.core.map_choice import MapSource
-from viewer.core.tasks import COLUMN_KEYS
 
 POS_UID = "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4"
 ED_UID = "scene2_Object_Localization_Egocentric_Direction_visual_armchair_vzhxuf_0_pos_10_orient_4_video_3"

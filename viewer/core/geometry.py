@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .tasks import MAP_HEADING
+from .column import MAP_HEADING
 
 if TYPE_CHECKING:
     from .release import Question
-    from .scene import QuestionGeometry
+    from .scene.model import QuestionGeometry
 
 # Negating camera y and z turns an OpenGL camera into an OpenCV one and back.
 _FLIP_YZ = np.diag([1.0, -1.0, -1.0, 1.0])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .release import Question
-from .scene import QuestionGeometry
+from .scene.model import QuestionGeometry
 
 # Levels a map can be rendered at from the mesh (or the instance boxes), with their labels.
 RENDER_LABELS = {"photo": "rendered: photo", "occupancy": "rendered: occupancy",

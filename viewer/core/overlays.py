@@ -28,7 +28,7 @@ from .evaluate import ModelResult
 from .primitives import Overlay
 from .reconstruct import Inferred
 from .release import Question
-from .scene import QuestionGeometry
+from .scene.model import QuestionGeometry
 
 DEFAULT_HFOV = 90.0           # degrees, when a viewpoint has no intrinsics
 _ARC_STEPS = 48
@@ -349,7 +349,7 @@ def frustum_lines(frustum: np.ndarray) -> np.ndarray:
 
 
 def _frustums(c2w, intrinsics, depth: float) -> np.ndarray:
-    from .scene import Intrinsics
+    from .scene.model import Intrinsics
     intr = intrinsics or Intrinsics(640, 512, 320.0, 320.0, 320.0, 256.0)
     corners = geo.frustum_corners(c2w, intr, depth)
     apex = geo.camera_center(c2w)[..., None, :]

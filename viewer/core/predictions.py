@@ -152,7 +152,7 @@ def _load_json(path: Path, text: str, diags: Diagnostics) -> list[PredictionSet]
     doc = parse_json_document(text, path, diags)
     if doc is None:
         raise UserError(str(diags.items[-1]).removeprefix("error: "))
-    from .vsi_predictions import is_scene_responses, scene_response_sets
+    from .benchmarks.vsi.predictions import is_scene_responses, scene_response_sets
     if is_scene_responses(doc):                                       # VSI-Bench per-scene answers
         return scene_response_sets(path, doc)
     if isinstance(doc, dict) and isinstance(doc.get("logs"), list):     # lmms-eval, old layout

@@ -30,9 +30,9 @@ from typing import Callable
 
 import numpy as np
 
+from .benchmarks.gst.columns import COLUMN_KEYS, COLUMNS
+from .benchmarks.gst.uid import split_uids, target_from_head
 from .diagnostics import Diagnostics
-from .tasks import COLUMN_KEYS, COLUMNS
-from .uid import split_uids, target_from_head
 
 ANGLE_TOLERANCE = 5.0            # degrees (spec)
 DISTANCE_TOLERANCE_M = 0.15      # metres, or ...

@@ -21,13 +21,14 @@ import numpy as np
 
 from .answers import OK, SEVERAL_NUMBERS, STRICT, Parsed
 from .benchmarks import GST, Benchmark
+from .benchmarks.gst.columns import COLUMNS, column_index
+from .benchmarks.gst.uid import parse_uid
+from .column import UNKNOWN_COLUMN, Column
 from .diagnostics import Diagnostics, UserError
 from .kinds import WIDTH, AnswerKind
 from .media import MediaIndex, MediaRef
 from .settings_table import GLOBAL, GLOBAL_CODE, link_variants, setting_of
-from .tasks import COLUMNS, UNKNOWN_COLUMN, Column, column_index
 from .textio import no_gc, parse_json_document, read_text, stream_json_lines
-from .uid import parse_uid
 
 ROOT_FILES = ("questions.jsonl", "questions.json")
 QUESTION_FILE = "question.json"
@@ -189,7 +190,7 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
     root = Path(path).expanduser()
     if not root.exists():
         raise UserError(f"{root}: no such file or folder")
-    from .vsi_release import is_vsi_release, load_vsi_release
+    from .benchmarks.vsi.release import is_vsi_release, load_vsi_release
     if benchmark == "vsi" or (benchmark is None and is_vsi_release(root)):
         return load_vsi_release(root)
     if benchmark not in (None, "gst"):
@@ -217,7 +218,7 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
 
 
 def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) -> Release:
-    from .records import QuestionRecord
+    from .benchmarks.gst.records import QuestionRecord
     media = MediaIndex(str(root_dir))
     records: list[QuestionRecord] = []
     where: list[tuple[str, int | None]] = []
@@ -269,7 +270,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
                     base_dirs.append(base_dir)
 
     if vsi_records:
-        from .vsi_release import refuse_mixed
+        from .benchmarks.vsi.release import refuse_mixed
         refuse_mixed(len(records), where[:1], vsi_records)
 
     uids = list(index)               # in record order: a duplicate took its first one's place
@@ -371,7 +372,7 @@ def _record_chunks(path: Path, diags: Diagnostics) -> Iterable[tuple[list[int | 
     decoded them, else plain JSON values."""
     try:
         if path.suffix == ".jsonl":
-            from .records import QuestionRecord
+            from .benchmarks.gst.records import QuestionRecord
             yield from stream_json_lines(path, diags, (QuestionRecord,))
             return
         text = read_text(path, diags)
@@ -426,7 +427,7 @@ class MissingMedia(Sequence):
 def _check_media(records: list, image_lists: list, base_dirs: list[str], media: MediaIndex) -> MissingMedia:
     """The release's missing media (MissingMedia), found by C-level maps over columns (`image_lists`: each
     record's `images`)."""
-    from .records import ImageEntry, image_path
+    from .benchmarks.gst.records import ImageEntry, image_path
     videos = list(map(_VIDEO, records))
     has_video = list(map(operator.is_not, videos, repeat(None)))
     paths = list(compress(videos, has_video))
@@ -456,7 +457,7 @@ def _check_media(records: list, image_lists: list, base_dirs: list[str], media: 
 
 def _question(rec, source: str, line: int | None, base_dir: str, media: MediaIndex) -> Question:
     """The Question of a records.QuestionRecord."""
-    from .records import image_entries
+    from .benchmarks.gst.records import image_entries
     uid, task = rec.uid, rec.task
     col = column_index(task)
     column = COLUMNS[col] if col != UNKNOWN_COLUMN else None

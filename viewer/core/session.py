@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Callable
 
 from .answers import STRICT, check_profile
+from .benchmarks.vsi.predictions import merge_scene_responses
 from .diagnostics import Diagnostics, UserError
 from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
 from .predictions import PredictionSet, load_predictions
 from .release import Release, load_release
 from .settings_table import settings_table
-from .vsi_predictions import merge_scene_responses
 
 
 @dataclass

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .benchmarks.gst.columns import COLUMNS
 from .diagnostics import Diagnostics
-from .tasks import COLUMNS
 
 SETTINGS = ("global", "local_video", "local_image")
 GLOBAL, LOCAL_VIDEO, LOCAL_IMAGE = SETTINGS

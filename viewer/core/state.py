@@ -33,9 +33,10 @@ from .evaluate import ModelResult
 from .map_choice import MapChoice, MapSource, choose_map
 from .reconstruct import linked_map
 from .release import Question
-from .scene import QuestionGeometry, SceneLibrary
+from .scene.model import QuestionGeometry
+from .scene.sources import SceneLibrary
 from .session import Session
-from .storyboard import QUESTION, TALK_STAGES
+from .talk.storyboard import QUESTION, TALK_STAGES
 
 
 def _no_rows() -> np.ndarray:

@@ -26,10 +26,11 @@ import numpy as np
 from viewer import __version__
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import recompute_ground_truth
-from viewer.core.scene import link_question, load_scene
-from viewer.core.scene_writer import readable_json
-from viewer.core.tasks import COLUMN_BY_KEY, COLUMN_KEYS, Column
 
+from ..core.benchmarks.gst.columns import COLUMN_BY_KEY, COLUMN_KEYS
+from ..core.column import Column
+from ..core.scene.model import link_question, load_scene
+from ..core.scene.writer import readable_json
 from . import models, settings_models
 from .drawing import write_image
 from .questions import Planned, map_path, plan_scene

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewer.core.tasks import column_for_task
+from ..core.benchmarks.gst.columns import column_for_task
 
 PROFILES = {
     "noisy-expert": ("angles N(0, 12 deg), distances x(1 +- 12 %), points N(0, 45), 85 % of choices right; "

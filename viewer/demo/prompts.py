@@ -8,7 +8,7 @@ images in order.
 """
 from __future__ import annotations
 
-from viewer.core.tasks import COLUMN_BY_KEY
+from ..core.benchmarks.gst.columns import COLUMN_BY_KEY
 
 VIDEO_DOT = "This is the exploration video of you in the entire scene earlier."
 VIDEO_COLON = "This is the exploration video of you in the entire scene earlier:"

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewer.core.settings_table import GLOBAL
-from viewer.core.tasks import column_for_task
 
+from ..core.benchmarks.gst.columns import column_for_task
 from .models import _ANGLE_STYLES, _CHOICE_STYLES, _DISTANCE_STYLES, _POINT_STYLES, _style, _wrap
 
 PROFILES = {

@@ -11,9 +11,8 @@ import re
 
 import numpy as np
 
-from viewer.core.scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
-from viewer.core.scene_writer import write_scene as write_scene_json
-
+from ..core.scene.model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from ..core.scene.writer import write_scene as write_scene_json
 from .drawing import trajectory_on_map, with_target_box, write_image, write_video
 from .questions import Needs
 from .scenebuild import BuiltScene, DemoConfig

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.diagnostics import UserError
-from ..core.storyboard import VIDEO, ClipFocus, plan_clip
+from ..core.talk.storyboard import VIDEO, ClipFocus, plan_clip
 from ..render.clip_writer import check_writable, open_clip_writer
 from .canvas import qimage_to_rgb
 from .layouts import Subject

@@ -25,10 +25,11 @@ from PyQt6.QtGui import QImage, QPainter
 
 from ..core.diagnostics import UserError
 from ..core.executors import Executor
-from ..core.gallery_pick import pick_examples
-from ..core.scene import SceneLibrary, link_question
+from ..core.scene.model import link_question
+from ..core.scene.sources import SceneLibrary
 from ..core.session import Session
-from ..core.storyboard import TRUTH
+from ..core.talk.gallery_pick import pick_examples
+from ..core.talk.storyboard import TRUTH
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_text, ensure_gui_app
 from .layouts import prepare

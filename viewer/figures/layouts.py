@@ -17,10 +17,10 @@ from PyQt6.QtGui import QImage, QPainter
 from ..core.diagnostics import UserError
 from ..core.map_choice import MapSource
 from ..core.overlays import scene_overlay_3d
-from ..core.scene import SceneLibrary
+from ..core.scene.sources import SceneLibrary
 from ..core.session import Session
-from ..core.showcase import QuestionStory, build_story
-from ..core.storyboard import EVERYTHING, best_frame, strip_frames
+from ..core.talk.showcase import QuestionStory, build_story
+from ..core.talk.storyboard import EVERYTHING, best_frame, strip_frames
 from ..render.question_media import QuestionMedia, gather_media
 from ..render.scene_assets import SceneAssets
 from . import theme as th

@@ -19,7 +19,7 @@ from PyQt6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainte
 
 from ..core import primitives as pr
 from ..core.primitives import Overlay
-from ..core.storyboard import EVERYTHING, Layers
+from ..core.talk.storyboard import EVERYTHING, Layers
 from . import theme as th
 from .canvas import draw_image, draw_marker, draw_scaled, draw_text, pen, polygon
 from .theme import Theme

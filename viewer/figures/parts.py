@@ -5,7 +5,7 @@ from PyQt6.QtCore import QPointF, QRectF, Qt
 from PyQt6.QtGui import QColor, QFontMetricsF, QImage, QPainter
 
 from ..core.answers import is_scored
-from ..core.showcase import QuestionStory
+from ..core.talk.showcase import QuestionStory
 from ..render.still_camera import Still
 from . import theme as th
 from .canvas import draw_image, draw_marker, draw_text, pen, polygon

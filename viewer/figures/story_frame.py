@@ -15,7 +15,7 @@ import dataclasses
 from PyQt6.QtCore import QRectF, Qt
 from PyQt6.QtGui import QFontMetricsF, QImage, QPainter
 
-from ..core.storyboard import ANSWER, QUESTION, STAGE_TITLES, TITLE, TRUTH, VIDEO, best_frame, layers_at
+from ..core.talk.storyboard import ANSWER, QUESTION, STAGE_TITLES, TITLE, TRUTH, VIDEO, best_frame, layers_at
 from . import theme as th
 from .canvas import draw_image, draw_text, pen, rgb_to_qimage
 from .layouts import Subject

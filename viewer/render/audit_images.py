@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from ..core.scene import Scene
+from ..core.scene.model import Scene
 from .image_io import read_rgb
 from .scene_assets import SceneAssets
 

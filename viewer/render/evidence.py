@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.diagnostics import UserError
 from ..core.geometry import project
-from ..core.scene import link_question, load_scene
+from ..core.scene.model import link_question, load_scene
 from .audit_images import SceneImages
 from .visibility import SceneVisibility
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.scene import QuestionGeometry
+from ..core.scene.model import QuestionGeometry
 from .video import VideoError, VideoReader
 
 RENDER_MAX_SIDE = 640          # rendered frames: enough for a half-screen pane

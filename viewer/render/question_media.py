@@ -16,7 +16,8 @@ from ..core.map_choice import MapKind, MapSource, choose_map
 from ..core.overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.primitives import Overlay
 from ..core.reconstruct import inferred_for, linked_map
-from ..core.scene import QuestionGeometry, SceneLibrary, link_question
+from ..core.scene.model import QuestionGeometry, link_question
+from ..core.scene.sources import SceneLibrary
 from ..core.session import Session
 from ..core.state import shown_results
 from .frame_source import FrameSource, open_frames

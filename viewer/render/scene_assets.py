@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.diagnostics import UserError
-from ..core.scene import Scene
-from ..core.scene_sources import scene_mesh_file
+from ..core.scene.model import Scene
+from ..core.scene.sources import scene_mesh_file
 
 MAP_SIZE = (640, 512)        # the benchmark's map size, for scenes that declare none
 

@@ -21,8 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ..core.diagnostics import Diagnostics, UserError
-from ..core.scene import Instance, Scene, TopdownMap, VideoTrack
-from ..core.scene_import import (
+from ..core.scene.formats import (
     check_units,
     inverted_trajectory,
     read_trajectory,
@@ -31,8 +30,9 @@ from ..core.scene_import import (
     z_up,
     z_up_points,
 )
-from ..core.scene_import.omnigibson import OmniGibsonScene, read_omnigibson
-from ..core.scene_writer import write_scene
+from ..core.scene.formats.omnigibson import OmniGibsonScene, read_omnigibson
+from ..core.scene.model import Instance, Scene, TopdownMap, VideoTrack
+from ..core.scene.writer import write_scene
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
 
 MAP_SIZE = (640, 512)                 # the benchmark's map size

@@ -2,7 +2,7 @@
 release gives no `appear_frames`); run off the GUI thread."""
 from __future__ import annotations
 
-from ..core.scene import Scene, VideoTrack
+from ..core.scene.model import Scene, VideoTrack
 from ..core.timeline import TargetFrames, frames_from_counts
 from .visibility import SceneVisibility
 

@@ -24,8 +24,8 @@ from typing import Iterable
 import numpy as np
 
 from ..core.diagnostics import UserError
-from ..core.scene import Scene
-from ..core.scene_sources import scene_mesh_file
+from ..core.scene.model import Scene
+from ..core.scene.sources import scene_mesh_file
 from .raycast import Raycaster, as_intrinsics, instance_bbox_2d
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
 

@@ -13,7 +13,7 @@ from functools import partial
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from ..core.audit import AuditReport, run_audit
-from ..core.flags import FlagStore
+from ..core.review.flags import FlagStore
 from ..core.state import InspectorState
 from ..render.audit_images import SceneImages
 from ..render.visibility import SceneVisibility

@@ -35,10 +35,10 @@ from PyQt6.QtWidgets import (
 
 from ..core import browse
 from ..core.benchmarks import GST
+from ..core.benchmarks.gst.uid import uid_tail
 from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
 from ..core.state import InspectorState
-from ..core.uid import uid_tail
 from . import style
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]

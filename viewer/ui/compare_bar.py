@@ -26,8 +26,8 @@ from PyQt6.QtWidgets import (
 
 from ..core.compare import COMPARISONS, NEEDS_B
 from ..core.diagnostics import UserError
+from ..core.review.views import ViewStore, resolve_view, view_document
 from ..core.state import InspectorState
-from ..core.views import ViewStore, resolve_view, view_document
 
 
 class CompareBar(QWidget):

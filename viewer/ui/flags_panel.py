@@ -23,7 +23,7 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core.diagnostics import UserError
-from ..core.flags import VERDICTS, FlagConflict, FlagStore
+from ..core.review.flags import VERDICTS, FlagConflict, FlagStore
 from ..core.state import InspectorState
 
 SHORTCUTS = {"ok": "Ctrl+1", "bad_gt": "Ctrl+2", "ambiguous": "Ctrl+3", "bad_media": "Ctrl+4"}

@@ -24,7 +24,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ..core.scene_import import FORMATS, UP_AXES
+from ..core.scene.formats import FORMATS, UP_AXES
 from .jobs import Jobs
 
 OMNIGIBSON, MESH = "OmniGibson scene file", "Mesh + camera trajectory"

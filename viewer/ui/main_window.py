@@ -48,9 +48,9 @@ RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
 
 def _load_predictions(release, paths: list[str], progress=None):
     """On a pool thread: read and score prediction files; errors are returned, not raised."""
+    from ..core.benchmarks.vsi.predictions import merge_scene_responses
     from ..core.evaluate import evaluate
     from ..core.predictions import load_predictions
-    from ..core.vsi_predictions import merge_scene_responses
     sets, errors = [], []
     for k, p in enumerate(paths):
         try:
@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
 
     def open_scene(self, folder) -> None:
         """Show one scene folder on its own (`--scene DIR`): its maps, trajectory and 3D view, no questions."""
-        from ..core.scene_alone import scene_session
+        from ..core.scene.alone import scene_session
         path = str(Path(folder).expanduser().resolve())
         try:
             session = scene_session(path)

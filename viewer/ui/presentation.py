@@ -20,7 +20,7 @@ from PyQt6.QtGui import QPainter
 from PyQt6.QtWidgets import QWidget
 
 from ..core.state import InspectorState
-from ..core.storyboard import QUESTION, TALK_STAGES, VIDEO
+from ..core.talk.storyboard import QUESTION, TALK_STAGES, VIDEO
 from ..figures.story_frame import StoryPainter
 from ..figures.theme import TALK_DARK, TALK_LIGHT
 

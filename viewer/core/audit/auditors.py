@@ -19,7 +19,7 @@ from .types import Finding, Tally, json_safe
 
 if TYPE_CHECKING:
     from ..release import Release
-    from ..scene import QuestionGeometry, Scene
+    from ..scene.model import QuestionGeometry, Scene
     from .images import ImageSource, ImageSourceFactory
     from .registry import Check
     from .visibility import Visibility, VisibilityFactory

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..diagnostics import UserError
-from ..scene import Scene, link_question, load_scene
+from ..scene.model import Scene, link_question, load_scene
 from . import choice_measures as measures
 from .auditors import SceneAuditor
 from .images import ImageSourceFactory

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..scene import Scene
+    from ..scene.model import Scene
 
 
 class ImageSource(Protocol):

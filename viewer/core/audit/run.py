@@ -11,7 +11,7 @@ import numpy as np
 
 from ..executors import Executor, LocalExecutor
 from ..release import Release, natural_key
-from ..scene import link_question, load_scene
+from ..scene.model import link_question, load_scene
 from .auditors import ReleaseAuditor, SceneAuditor
 from .images import ImageSourceFactory
 from .registry import CHECKS, SCENE, VISIBILITY, Check

@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..tasks import COLUMN_KEYS, column_keys
+from ..benchmarks.gst.columns import COLUMN_KEYS, column_keys
 from .registry import CHECKS
 
 ANGLE_KEYS = column_keys("angle")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..scene import Intrinsics, Scene
+    from ..scene.model import Intrinsics, Scene
 
 
 class InstanceInView(Protocol):

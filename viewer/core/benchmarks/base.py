@@ -16,8 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..column import UNKNOWN_COLUMN, Column
 from ..diagnostics import UserError
-from ..tasks import UNKNOWN_COLUMN, Column
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """ambiguous_semantic_target: a semantic question's target category names one instance of its scene."""
 from __future__ import annotations
 
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, Check
 from ..types import SEMANTIC_KEYS

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import geometry as geo
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ..auditors import ReleaseAuditor, SceneAuditor
 from ..registry import SCENE, Check
 from ..types import ANGLE_KEYS, Finding, Tally

@@ -122,7 +122,7 @@ class AnswersInconsistent(Check):
 
     def _scene_geometry(self, release, rec: Reconstruction) -> list[Finding]:
         """With scene metadata: the rebuilt viewpoints, headings and targets against the 3D geometry."""
-        from ...scene import link_question, load_scene
+        from ...scene.model import link_question, load_scene
         out = []
         scenes: dict[str, object] = {}
         checked: set[tuple[str, int]] = set()

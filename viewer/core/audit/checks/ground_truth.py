@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor
 from ..registry import SCENE, Check
 from ..types import ANGLE_KEYS, DISTANCE_KEYS, POINT_KEYS

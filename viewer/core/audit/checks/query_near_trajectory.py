@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, Check
 from ..types import VIEW_KEYS

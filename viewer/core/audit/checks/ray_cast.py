@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ...settings_table import GLOBAL
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, VISIBILITY, Check

@@ -9,7 +9,7 @@ only the local variants.
 """
 from __future__ import annotations
 
-from ...scene import QuestionGeometry
+from ...scene.model import QuestionGeometry
 from ...settings_table import LOCAL
 from ..auditors import SceneAuditor
 from ..registry import Check

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .kinds import AnswerKind
-from .tasks import column_keys
+from ..benchmarks.gst.columns import column_keys
+from ..kinds import AnswerKind
 
 QUESTION, VIDEO, ANSWER, TRUTH = "question", "video", "answer", "truth"
 TITLE = "title"                                      # a clip's title card: the task and the models

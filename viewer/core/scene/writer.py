@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_write_text
-from .geometry import opencv_to_opengl
-from .scene import SCENE_FILE, Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
-from .scene_reader import SCENE_FORMAT
+from ..atomic import atomic_write_text
+from ..geometry import opencv_to_opengl
+from .model import SCENE_FILE, Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
+from .reader import SCENE_FORMAT
 
 
 def scene_document(scene: Scene) -> dict:

@@ -23,10 +23,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..diagnostics import Diagnostics, UserError
-from ..geometry import opengl_to_opencv, quaternion_to_matrix, rigid_problems
-from ..scene import Intrinsics
-from ..textio import parse_json_document, read_text
+from ...diagnostics import Diagnostics, UserError
+from ...geometry import opengl_to_opencv, quaternion_to_matrix, rigid_problems
+from ...textio import parse_json_document, read_text
+from ..model import Intrinsics
 
 FORMATS = ("tum", "colmap", "nerfstudio", "scannet", "arkitscenes")
 # COLMAP camera models whose first parameters are f or fx, fy, then cx, cy (distortion ignored).

@@ -23,13 +23,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .answers import EMPTY, OK, Parsed
-from .benchmarks.vsi import VSI, prompt_text
-from .diagnostics import Diagnostics, UserError
-from .media import MediaIndex
-from .release import Question, Release, natural_key
-from .tasks import UNKNOWN_COLUMN
-from .textio import parse_json_document, read_json_lines, read_text
+from ...answers import EMPTY, OK, Parsed
+from ...column import UNKNOWN_COLUMN
+from ...diagnostics import Diagnostics, UserError
+from ...media import MediaIndex
+from ...release import Question, Release, natural_key
+from ...textio import parse_json_document, read_json_lines, read_text
+from .benchmark import VSI, prompt_text
 
 SCENE_FILE_SUFFIX = "_questions.json"
 DATASET_FILES = ("test.jsonl",)

@@ -12,9 +12,9 @@ import io
 import json
 from pathlib import Path
 
-from .diagnostics import Diagnostics, UserError
+from ..diagnostics import Diagnostics, UserError
+from ..textio import read_text
 from .flags import VERDICTS, FlagStore
-from .textio import read_text
 
 COLUMNS = ("uid", "verdict", "note", "author", "at")
 FORMATS = ("csv", "json")

@@ -13,12 +13,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from .answers import is_scored
-from .browse import answer_text, truth_text
-from .diagnostics import UserError
-from .kinds import AnswerKind
-from .release import Question, Release
-from .session import Session
+from ..answers import is_scored
+from ..browse import answer_text, truth_text
+from ..diagnostics import UserError
+from ..kinds import AnswerKind
+from ..release import Question, Release
+from ..session import Session
 
 _CLOSE_MATCHES = 5
 _TRAILING_OPTION = re.compile(r"\s*\n?\s*[A-H][.:)]\s*$")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..tasks import Column
-from .base import Benchmark, Scale, ScoringVariant
+from ...column import Column
+from ..base import Benchmark, Scale, ScoringVariant
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -91,7 +91,7 @@ class VsiBenchmark(Benchmark):
         return question_scale(column.key, question.meta.get("question", ""))
 
     def prepare_predictions(self, release, preds):
-        from ..vsi_predictions import SceneResponses
+        from .predictions import SceneResponses
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
 
 

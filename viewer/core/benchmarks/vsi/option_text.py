@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..answers import EMPTY, LETTER_OUT_OF_RANGE, NO_LETTER, OK, OUT_OF_RANGE, STRICT, Parsed
-from .base import WIDTH, register
-from .choice import ChoiceKind
+from ...answers import EMPTY, LETTER_OUT_OF_RANGE, NO_LETTER, OK, OUT_OF_RANGE, STRICT, Parsed
+from ...kinds.base import WIDTH, register
+from ...kinds.choice import ChoiceKind
 
 
 def first_token(raw) -> str:

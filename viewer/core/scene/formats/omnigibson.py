@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import Diagnostics, UserError
-from ..scene import Box3, Instance
-from ..textio import parse_json_document, read_text
+from ...diagnostics import Diagnostics, UserError
+from ...textio import parse_json_document, read_text
+from ..model import Box3, Instance
 
 
 @dataclass
@@ -164,7 +164,7 @@ def _vector(v: Any, n: int, what: str) -> np.ndarray:
 
 
 def _pose(link: dict, what: str) -> np.ndarray:
-    from ..geometry import quaternion_to_matrix
+    from ...geometry import quaternion_to_matrix
     pos = _vector(link.get("pos"), 3, f"{what}.pos")
     q = _vector(link.get("ori"), 4, f"{what}.ori")
     if np.linalg.norm(q) < 1e-9:

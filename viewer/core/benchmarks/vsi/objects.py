@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import primitives as pr
-from .diagnostics import Diagnostics, UserError
-from .textio import parse_json_document, read_text
+from ... import primitives as pr
+from ...diagnostics import Diagnostics, UserError
+from ...textio import parse_json_document, read_text
 
 META_FOLDER = "meta_info"
 CANVAS_SIDE = 640          # pixels along the longer side of the drawing

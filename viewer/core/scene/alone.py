@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .diagnostics import Diagnostics, UserError
-from .media import MediaIndex
-from .release import QuestionList, Release
-from .scene import SCENE_FILE, QuestionGeometry, Scene
-from .scene_sources import MeshFile
-from .session import Session
+from ..diagnostics import Diagnostics, UserError
+from ..media import MediaIndex
+from ..release import QuestionList, Release
+from ..session import Session
+from .model import SCENE_FILE, QuestionGeometry, Scene
+from .sources import MeshFile
 
 
 class SceneFolder:
@@ -33,7 +33,7 @@ class SceneFolder:
     def load(self, scene_id: str) -> Scene | None:
         if scene_id != self.id or not (self.folder / SCENE_FILE).is_file():
             return None
-        from .scene_reader import read_scene_file
+        from .reader import read_scene_file
         scene = read_scene_file(self.folder / SCENE_FILE, self.id)
         self._mesh = scene.mesh
         return scene

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .diagnostics import UserError
-from .geometry import opengl_to_opencv, rigid_problems
-from .media import within
-from .scene import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
-from .textio import parse_json_document, read_text
+from ..diagnostics import UserError
+from ..geometry import opengl_to_opencv, rigid_problems
+from ..media import within
+from ..textio import parse_json_document, read_text
+from .model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
 
 SCENE_FORMAT = "gst-scene/1"
 CONVENTIONS = ("opencv", "opengl")

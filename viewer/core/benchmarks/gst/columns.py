@@ -5,28 +5,7 @@ column is reported by the loader and kept out of the leaderboard.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .kinds import AnswerKind, get_kind
-
-EGOCENTRIC, MAP_HEADING = "egocentric", "map"
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str           # Table 1 column, e.g. "ED_v"
-    task: str          # canonical task name
-    kind_name: str     # its answer kind, by registered name (viewer.core.kinds)
-    title: str         # human label for tables and figures
-    has_target: bool   # the question is about an object instance
-    has_view: bool     # the question has a current view (a query viewpoint)
-    on_map: bool       # the answer is placed on the top-down map
-    frame: str = EGOCENTRIC  # angles: measured from the view's forward (egocentric) or from map up (map)
-
-    @property
-    def kind(self) -> AnswerKind:
-        return get_kind(self.kind_name)
-
+from ...column import MAP_HEADING, UNKNOWN_COLUMN, Column
 
 COLUMNS: tuple[Column, ...] = (
     Column("ED_v", "Object_Localization_Egocentric_Direction_visual", "angle",
@@ -57,8 +36,6 @@ COLUMNS: tuple[Column, ...] = (
 
 COLUMN_KEYS: tuple[str, ...] = tuple(c.key for c in COLUMNS)
 COLUMN_BY_KEY: dict[str, Column] = {c.key: c for c in COLUMNS}
-# Index into COLUMNS used by the columnar arrays; -1 marks an unknown task.
-UNKNOWN_COLUMN = -1
 
 _BY_TASK: dict[str, int] = {c.task.lower(): i for i, c in enumerate(COLUMNS)}
 # The published sample spells "Trajection"; the paper's text says "Trajectory".

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .predictions import PredictionSet
+from ...predictions import PredictionSet
 
 ANSWER_SUFFIX = "_answer"
 _SEP = "\x1f"     # between scene and question text in a key; appears in neither

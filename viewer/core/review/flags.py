@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .diagnostics import UserError
+from ..diagnostics import UserError
 
 DB_NAME = "annotations.sqlite"
 VERDICTS = {"ok": "ok", "bad_gt": "bad ground truth", "ambiguous": "ambiguous", "bad_media": "bad media"}
@@ -139,8 +139,8 @@ def _folder_writable(folder: Path) -> bool:
 
 
 # The app's own bundled releases (the demo): in a checkout, assets/; installed, viewer/_assets/.
-_BUNDLED_FOLDERS = (Path(__file__).resolve().parents[2] / "assets",
-                    Path(__file__).resolve().parents[1] / "_assets")
+_BUNDLED_FOLDERS = (Path(__file__).resolve().parents[3] / "assets",
+                    Path(__file__).resolve().parents[2] / "_assets")
 
 
 def _is_bundled(root: Path) -> bool:

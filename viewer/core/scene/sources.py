@@ -16,14 +16,15 @@ and takes the release root, plus one line in SOURCE_KINDS.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .diagnostics import Diagnostics, UserError
-from .media import within
-from .scene import SCENE_FILE, SCENES_FOLDER, Scene, scene_file
+from ..diagnostics import Diagnostics, UserError
+from ..media import within
+from .model import SCENE_FILE, SCENES_FOLDER, Scene, scene_file
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class _ReadsSceneFiles:
         raise NotImplementedError
 
     def _read_scene(self, path: Path, folder_id: str, scene_id: str) -> Scene:
-        from .scene_reader import read_scene_file
+        from .reader import read_scene_file
         scene = read_scene_file(path, folder_id)
         scene.id = scene_id
         self._meshes[scene_id] = scene.mesh
@@ -121,7 +122,7 @@ class SceneIndex(_ReadsSceneFiles):
         return self._entries
 
     def _read(self) -> dict[str, Path]:
-        from .textio import parse_json_document, read_text
+        from ..textio import parse_json_document, read_text
         d = self.diagnostics
         try:
             doc = parse_json_document(read_text(self.file, d), self.file, d)
@@ -188,3 +189,36 @@ def scene_mesh_file(scene: Scene) -> MeshFile | None:
     if scene.source is not None:
         return scene.source.mesh(scene.id)
     return MeshFile(scene.mesh) if scene.mesh else None
+
+
+class SceneLibrary:
+    """Scenes of one release from its scene sources, loaded on first use and cached
+    (also the absent ones). The first source that has an id wins; by default the
+    release's sources are those of `SOURCE_KINDS`, in that order."""
+
+    def __init__(self, release_root: str | Path, sources: Sequence[SceneSource] | None = None):
+        self.root = Path(release_root)
+        if sources is None:
+            sources = release_sources(self.root)
+        self.sources = list(sources)
+        self._cache: dict[str, Scene | None] = {}
+        self._lock = threading.Lock()
+
+    def get(self, scene_id: str) -> Scene | None:
+        with self._lock:
+            if scene_id not in self._cache:
+                self._cache[scene_id] = self.load(scene_id)
+            return self._cache[scene_id]
+
+    def load(self, scene_id: str) -> Scene | None:
+        """The scene from the first source that has it, uncached."""
+        for source in self.sources:
+            scene = source.load(scene_id)
+            if scene is not None:
+                scene.source = source
+                return scene
+        return None
+
+    def available(self) -> list[str]:
+        """Scene ids some source has, without loading them."""
+        return sorted({sid for source in self.sources for sid in source.available()})

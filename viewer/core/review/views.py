@@ -16,8 +16,8 @@ import threading
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from .browse import BrowseFilter
-from .diagnostics import UserError
+from ..browse import BrowseFilter
+from ..diagnostics import UserError
 from .flags import BUSY_SECONDS, annotations_path, immediate_transaction, now
 
 _SCHEMA = """

@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ..answers import EMPTY, NO_NUMBER, NOT_FINITE, OK, STRICT, Parsed
-from ..scoring import random_distance_score
-from .base import WIDTH, AnswerKind, register
+from ...answers import EMPTY, NO_NUMBER, NOT_FINITE, OK, STRICT, Parsed
+from ...kinds.base import WIDTH, AnswerKind, register
+from ...scoring import random_distance_score
 from .option_text import first_token
 
 UPSTREAM_THRESHOLDS = np.linspace(.5, .95, int((.95 - .5) / .05 + 2))

@@ -13,20 +13,18 @@ k of a video stays pose k (appear_frames index frames).
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .diagnostics import Diagnostics
-from .geometry import quaternion_to_matrix
-from .tasks import column_keys
+from ..benchmarks.gst.columns import column_keys
+from ..diagnostics import Diagnostics
+from ..geometry import quaternion_to_matrix
 
 if TYPE_CHECKING:
-    from .scene_sources import SceneSource
+    from .sources import SceneSource
 
 SCENES_FOLDER = "scenes"
 SCENE_FILE = "scene.json"
@@ -178,41 +176,8 @@ def scene_file(release_root: str | Path, scene_id: str) -> Path:
 def load_scene(release_root: str | Path, scene_id: str) -> Scene | None:
     """The scene from the release's scene sources, uncached (one-off use, worker processes);
     None when no source has it."""
+    from .sources import SceneLibrary  # the sources read this module's types
     return SceneLibrary(release_root).load(scene_id)
-
-
-class SceneLibrary:
-    """Scenes of one release from its scene sources, loaded on first use and cached
-    (also the absent ones). The first source that has an id wins; by default the
-    release's sources are those of `scene_sources.SOURCE_KINDS`, in that order."""
-
-    def __init__(self, release_root: str | Path, sources: Sequence[SceneSource] | None = None):
-        self.root = Path(release_root)
-        if sources is None:
-            from .scene_sources import release_sources  # imports this module's types
-            sources = release_sources(self.root)
-        self.sources = list(sources)
-        self._cache: dict[str, Scene | None] = {}
-        self._lock = threading.Lock()
-
-    def get(self, scene_id: str) -> Scene | None:
-        with self._lock:
-            if scene_id not in self._cache:
-                self._cache[scene_id] = self.load(scene_id)
-            return self._cache[scene_id]
-
-    def load(self, scene_id: str) -> Scene | None:
-        """The scene from the first source that has it, uncached."""
-        for source in self.sources:
-            scene = source.load(scene_id)
-            if scene is not None:
-                scene.source = source
-                return scene
-        return None
-
-    def available(self) -> list[str]:
-        """Scene ids some source has, without loading them."""
-        return sorted({sid for source in self.sources for sid in source.available()})
 
 
 @dataclass

@@ -14,8 +14,8 @@ from typing import Callable
 
 import numpy as np
 
-from .release import Release, natural_key
-from .scene import QuestionGeometry
+from ..release import Release, natural_key
+from ..scene.model import QuestionGeometry
 from .storyboard import best_frame
 
 # Weights: a clean example always beats a large target, which beats a

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..diagnostics import Diagnostics, UserError
+from ...diagnostics import Diagnostics, UserError
 from .trajectories import FORMATS, Trajectory, read_trajectory
 
 __all__ = ["FORMATS", "Trajectory", "read_trajectory", "UP_AXES", "z_up", "z_up_points", "tie_to_video",

@@ -1,8 +1,8 @@
 """GST-Bench: the 12 subtasks of the paper's Table 1 (the column table lives in core/tasks.py)."""
 from __future__ import annotations
 
-from ..tasks import COLUMNS
-from .base import Benchmark
+from ..base import Benchmark
+from .columns import COLUMNS
 
 GST = Benchmark(
     name="gst",
