@@ -9,9 +9,12 @@ score 0, as upstream scores them.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 
 from ...column import Column
 from ..base import Benchmark, Scale, ScoringVariant
+from .objects import MetaInfoLibrary, objects_topdown
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -90,9 +93,28 @@ class VsiBenchmark(Benchmark):
             return None
         return question_scale(column.key, question.meta.get("question", ""))
 
+    def objects_overlay(self, release, question):
+        """The objects the question names, from the release's meta_info boxes (objects.py); None without them."""
+        found = _meta_info(release).scene(question.scene)
+        return objects_topdown(found, " ".join(question.texts)) if found is not None else None
+
     def prepare_predictions(self, release, preds):
         from .predictions import SceneResponses
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
+
+
+# One MetaInfoLibrary per release root, read on first use; a release opened anew reads it anew.
+_LIBRARIES: dict[str, tuple[weakref.ref, MetaInfoLibrary]] = {}
+_LIBRARIES_LOCK = threading.Lock()       # figures of a gallery ask from worker threads
+
+
+def _meta_info(release) -> MetaInfoLibrary:
+    root = str(release.root)
+    with _LIBRARIES_LOCK:
+        hit = _LIBRARIES.get(root)
+        if hit is None or hit[0]() is not release:
+            hit = _LIBRARIES[root] = (weakref.ref(release), MetaInfoLibrary(root))
+        return hit[1]
 
 
 VSI = VsiBenchmark(
