@@ -131,7 +131,7 @@ class ViewPlan:
     qi: int | None
     question: Question | None          # None: a scene shown alone
     geometry: QuestionGeometry | None
-    choice: MapChoice | None           # what the map's source box lists
+    choice: MapChoice | None           # what the map's source box lists (None: no map to choose)
     maps: tuple[MapPlan, ...]          # best first; empty for a multiple-choice question or without any map
     map_wanted: bool                   # whether the map's place says something (a map, or why there is none)
     map_problem: str                   # why there is no map, when `maps` is empty
@@ -191,8 +191,8 @@ def plan(release: Release | None, qi: int | None, geometry: QuestionGeometry | N
     """
     q = release.questions[qi] if qi is not None and release is not None else None
     g = geometry
-    choice = map_choice(release, qi, g, source)
     picks = q is not None and q.kind is not None and q.kind.picks_an_option
+    choice = None if picks else map_choice(release, qi, g, source)      # the options take the map's place
     view, options, maps = None, (), ()
     if picks:
         options = tuple(_ref_plan(im, f"option {chr(65 + k)}") for k, im in enumerate(q.images))

@@ -134,7 +134,9 @@ class SampleView(QWidget):
         """The plan of what the state's question shows now (kept while nothing it depends on changes)."""
         s = self.state
         key = (s.session, s.question, s.geometry, s.map_source)
-        if self._plan is None or any(a is not b for a, b in zip(key, self._plan_key)):
+        old = self._plan_key
+        if old is None or old[0] is not s.session or old[1] != s.question or old[2] is not s.geometry \
+                or old[3] != s.map_source:
             release = s.session.release if s.session is not None else None
             self._plan = plan(release, s.question if s.current is not None else None, s.geometry, s.map_source,
                               has_scenes=self.geometry_loader.has_scenes)
