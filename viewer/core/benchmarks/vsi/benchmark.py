@@ -14,7 +14,6 @@ import weakref
 
 from ...column import Column
 from ..base import Benchmark, Scale, ScoringVariant
-from .objects import MetaInfoLibrary, objects_topdown
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -95,6 +94,7 @@ class VsiBenchmark(Benchmark):
 
     def objects_overlay(self, release, question):
         """The objects the question names, from the release's meta_info boxes (objects.py); None without them."""
+        from .objects import objects_topdown  # here: `score` never imports the drawing primitives
         found = _meta_info(release).scene(question.scene)
         return objects_topdown(found, " ".join(question.texts)) if found is not None else None
 
@@ -104,11 +104,12 @@ class VsiBenchmark(Benchmark):
 
 
 # One MetaInfoLibrary per release root, read on first use; a release opened anew reads it anew.
-_LIBRARIES: dict[str, tuple[weakref.ref, MetaInfoLibrary]] = {}
+_LIBRARIES: dict[str, tuple[weakref.ref, object]] = {}
 _LIBRARIES_LOCK = threading.Lock()       # figures of a gallery ask from worker threads
 
 
-def _meta_info(release) -> MetaInfoLibrary:
+def _meta_info(release):
+    from .objects import MetaInfoLibrary
     root = str(release.root)
     with _LIBRARIES_LOCK:
         hit = _LIBRARIES.get(root)
