@@ -5,7 +5,7 @@ import os
 
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import ALL_KEYS, Finding
+from ..types import ALL_COLUMNS, Finding
 
 _SIGNATURES = {
     ".png": (b"\x89PNG",), ".jpg": (b"\xff\xd8\xff",), ".jpeg": (b"\xff\xd8\xff",),
@@ -62,4 +62,4 @@ class MissingMedia(Check):
         return out
 
 
-MISSING_MEDIA = MissingMedia("missing_media", "error", "video or image missing or unreadable", ALL_KEYS)
+MISSING_MEDIA = MissingMedia("missing_media", "error", "video or image missing or unreadable", ALL_COLUMNS)
