@@ -57,3 +57,16 @@ def test_a_git_lfs_pointer_in_place_of_a_prediction_file(tmp_path, suffix):
     f.write_text(LFS_POINTER_TEXT)
     with pytest.raises(UserError, match=r"model\.\w+: a Git LFS pointer, not the file \(run `git lfs pull`\)"):
         load_predictions(f)
+
+
+def test_score_says_each_error_once(tmp_path):
+    from viewer.assets import default_release
+    demo = default_release()
+    good = sorted((demo / "predictions").glob("*.jsonl"))[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("garbage\n")
+    p = subprocess.run([sys.executable, "-m", "viewer", "score", str(demo), str(bad), str(good)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1
+    lines = [ln for ln in p.stderr.splitlines() if "bad.jsonl" in ln]
+    assert len(lines) == 1 and "malformed JSON" in lines[0], p.stderr

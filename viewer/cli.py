@@ -222,8 +222,9 @@ def cmd_score(argv: list[str]) -> int:
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")
+    printed = set()
     if not args.quiet:
-        _print_diagnostics(session.diagnostics, quiet=False)
+        printed = _print_diagnostics(session.diagnostics, quiet=False)
 
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
@@ -236,7 +237,8 @@ def cmd_score(argv: list[str]) -> int:
     else:
         print(format_table(board, session.random_row(), session.release.benchmark))
     for why in failed:
-        print(f"gst-viewer: {why}", file=sys.stderr)
+        if why not in printed:             # each error once: an unreadable file was said with the warnings
+            print(f"gst-viewer: {why}", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -339,12 +341,14 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> None:
+def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> set[str]:
+    """Print the first `limit` diagnostics; the messages printed."""
     items = list(diags)
     for d in items[:limit]:
         print(str(d), file=sys.stderr)
     if len(items) > limit:
         print(f"... and {len(items) - limit} more", file=sys.stderr)
+    return {d.message for d in items[:limit]}
 
 
 # ------------------------------------------------------------------ demo
