@@ -59,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 # ------------------------------------------------------------------ help
 def top_help(commands: dict) -> str:
     """`gst-viewer --help`: the window's usage, then every subcommand with its one line."""
+    from .core.benchmarks import BENCHMARKS
     width = max(len(name) for name in commands)
-    lines = ["usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--benchmark gst|vsi] [--screenshot OUT.png]",
+    lines = [f"usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--benchmark {'|'.join(BENCHMARKS)}] "
+             "[--screenshot OUT.png]",
              "       gst-viewer COMMAND ... (COMMAND --help for its options)",
              "",
              "Inspect GST-Bench releases and model predictions: without a command, open the window",
@@ -199,8 +201,10 @@ def cmd_score(argv: list[str]) -> int:
                    help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
     add_benchmark_option(p)
+    from .core.benchmarks import BENCHMARKS
+    known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
     p.add_argument("--scoring-variant", metavar="NAME",
-                   help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
+                   help=f"score with a known deviation from the benchmark's rule ({known})")
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
@@ -218,8 +222,9 @@ def cmd_score(argv: list[str]) -> int:
     if not session.results:
         _print_diagnostics(session.diagnostics, quiet=False)
         raise UserError("no prediction file could be read")
+    printed = set()
     if not args.quiet:
-        _print_diagnostics(session.diagnostics, quiet=False)
+        printed = _print_diagnostics(session.diagnostics, quiet=False)
 
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
@@ -232,7 +237,8 @@ def cmd_score(argv: list[str]) -> int:
     else:
         print(format_table(board, session.random_row(), session.release.benchmark))
     for why in failed:
-        print(f"gst-viewer: {why}", file=sys.stderr)
+        if why not in printed:             # each error once: an unreadable file was said with the warnings
+            print(f"gst-viewer: {why}", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -246,9 +252,7 @@ def _failed_inputs(session) -> list[str]:
     return out
 
 
-def format_table(board: dict, random_row: dict | None = None, benchmark=None) -> str:
-    from .core.benchmarks import GST
-    benchmark = benchmark or GST
+def format_table(board: dict, random_row: dict | None, benchmark) -> str:
     COLUMN_KEYS = benchmark.table_keys
     models = board["models"]
     name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
@@ -280,10 +284,11 @@ def format_table(board: dict, random_row: dict | None = None, benchmark=None) ->
 
 def format_settings_table(models: dict) -> str:
     """Table 2: per model and setting the object columns and Avg, the deltas to Global, and the verdict."""
-    from .core.settings_table import LOCAL_IMAGE, LOCAL_VIDEO, OBJECT_KEYS, SETTINGS, SHORT
+    from .core.settings_table import GLOBAL, LOCAL_IMAGE, LOCAL_VIDEO, SETTINGS, SHORT
     rows = [(name, m) for name, m in models.items() if "settings" in m]
     name_w = max([len("Model")] + [len(n) for n, _ in rows])
-    cols = [*OBJECT_KEYS, "Avg"]
+    keys = list(rows[0][1]["settings"][GLOBAL]["columns"])       # the benchmark's object columns, in order
+    cols = [*keys, "Avg"]
     widths = [max(len(c), 6) for c in cols]
 
     def line(name, setting, values, signed=False):
@@ -295,10 +300,10 @@ def format_settings_table(models: dict) -> str:
     for name, m in rows:
         for s in SETTINGS:
             t = m["settings"][s]
-            out.append(line(name, SHORT[s], [t["columns"][k] for k in OBJECT_KEYS] + [t["avg"]]))
+            out.append(line(name, SHORT[s], [t["columns"][k] for k in keys] + [t["avg"]]))
         for s in (LOCAL_IMAGE, LOCAL_VIDEO):
             d = m["settings_verdict"]["deltas"][s]
-            out.append(line("", f"{SHORT[s]}-G", [d["columns"][k] for k in OBJECT_KEYS] + [d["avg"]], signed=True))
+            out.append(line("", f"{SHORT[s]}-G", [d["columns"][k] for k in keys] + [d["avg"]], signed=True))
     out += ["", "verdicts (thresholds: docs/data-format.md, Settings):"]
     out += [f"  {name}: {m['settings_verdict']['reason']}" for name, m in rows]
     return "\n".join(out)
@@ -336,12 +341,14 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> None:
+def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> set[str]:
+    """Print the first `limit` diagnostics; the messages printed."""
     items = list(diags)
     for d in items[:limit]:
         print(str(d), file=sys.stderr)
     if len(items) > limit:
         print(f"... and {len(items) - limit} more", file=sys.stderr)
+    return {d.message for d in items[:limit]}
 
 
 # ------------------------------------------------------------------ demo

@@ -80,7 +80,7 @@ def column_means(release: Release, score: np.ndarray) -> dict[str, float | None]
     """
     out: dict[str, float | None] = {}
     counted = release.in_table1 & ~np.isnan(score)
-    for i, k in enumerate(release.benchmark.column_keys):
+    for i, k in enumerate(release.benchmark.keys):
         s = score[(release.column == i) & counted]
         out[k] = float(100.0 * s.mean()) if len(s) else None
     return out

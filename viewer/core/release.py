@@ -298,7 +298,7 @@ def _load(root_dir: Path, files: list[Path], layout: str, diags: Diagnostics) ->
     _report(release, unknown_tasks, bad_truth)
     if any(map(operator.is_not, map(_SETTING, records), repeat(None))) or any(
             map(operator.is_not, map(_BASE_UID, records), repeat(None))):
-        release.setting, release.base = link_variants(records, where, index, column, diags)
+        release.setting, release.base = link_variants(records, where, index, column, COLUMNS, diags)
     return release
 
 

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..column import UNKNOWN_COLUMN, Column
+from ..column import UNKNOWN_COLUMN, Column, Columns
 from ..diagnostics import UserError
 
 
@@ -61,17 +61,26 @@ class Benchmark:
     # Questions whose ground truth cannot be read: left out of the means (GST) or scored 0, as
     # upstream does when it cannot read a number (VSI).
     invalid_truth_scores_zero: bool = False
+    # The audit checks (by id) that judge this benchmark's questions; None: every check whose columns
+    # match some of its columns (core/audit/run.applies_to).
+    audit_checks: frozenset[str] | None = None
 
     # ------------------------------------------------------------ columns
     @cached_property
-    def column_keys(self) -> tuple[str, ...]:
+    def keys(self) -> tuple[str, ...]:
+        """Every column's key, in column order."""
         return tuple(c.key for c in self.columns)
+
+    def column_keys(self, kind: str | None = None, **properties) -> frozenset[str]:
+        """Keys of the columns of an answer kind and with the given properties (`core.column.Columns`),
+        e.g. `column_keys("angle", has_view=True)`."""
+        return Columns(kind=kind, **properties).keys(self.columns)
 
     @cached_property
     def _by_task(self) -> dict[str, int]:
         out = {c.task.lower(): i for i, c in enumerate(self.columns)}
         for alias, key in self.task_aliases.items():
-            out[alias.lower()] = self.column_keys.index(key)
+            out[alias.lower()] = self.keys.index(key)
         return out
 
     def column_index(self, task) -> int:
@@ -94,7 +103,7 @@ class Benchmark:
     def table_keys(self) -> tuple[str, ...]:
         """The leaderboard's columns: each column, a group in place of its first member."""
         member_of = {m: g for g, ms in self.groups.items() for m in ms}
-        return tuple(dict.fromkeys(member_of.get(k, k) for k in self.column_keys))
+        return tuple(dict.fromkeys(member_of.get(k, k) for k in self.keys))
 
     def label(self, key: str) -> str:
         return self.labels.get(key, key)
@@ -102,7 +111,7 @@ class Benchmark:
     def members(self, key: str) -> tuple[int, ...]:
         """Column indices a leaderboard column covers."""
         keys = self.groups.get(key, (key,))
-        return tuple(self.column_keys.index(k) for k in keys)
+        return tuple(self.keys.index(k) for k in keys)
 
     def table(self, per_column: dict[str, float | None]) -> tuple[dict, dict]:
         """Leaderboard columns and sub-columns from per-column means (None = no questions).
@@ -125,6 +134,14 @@ class Benchmark:
         if self.variant is not None and self.variant.average_subcolumns:
             vals += [v for v in sub.values() if v is not None]
         return float(np.mean(vals)) if vals else None
+
+    def short_uid(self, question) -> str:
+        """The part of a question's uid that tells it from its neighbours in a list (the browser's uid
+        column): by default the uid without its scene's name in front."""
+        uid, scene = question.uid, question.scene
+        if scene and uid.startswith(scene) and len(uid) > len(scene):
+            return uid[len(scene):].lstrip("_") or uid
+        return uid
 
     def scale(self, question) -> Scale | None:
         """What a numeric question's answer measures and its unit; None: as its answer kind labels it."""

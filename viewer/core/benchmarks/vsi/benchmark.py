@@ -104,4 +104,8 @@ VSI = VsiBenchmark(
     prompt_convention="multiple choice: the option's letter first; numbers: the number first (lmms-eval vsibench)",
     variants=(ELEVEN_THRESHOLDS,),
     invalid_truth_scores_zero=True,
+    # The built-in checks judge promises VSI-Bench's questions do not make (scene-linked targets,
+    # viewpoints, maps); even the generic ones are left out so that the audit of a VSI release says
+    # plainly that none applies, rather than passing questions it has nothing to judge in.
+    audit_checks=frozenset(),
 )
