@@ -1,9 +1,9 @@
 """What a release is, whichever benchmark it belongs to: its questions, their media and their ground truth.
 
 `load_release` finds the release's benchmark (benchmarks/registry.py: each benchmark's `detect`, or
-the one forced) and lets it read its own files (`Benchmark.load`: GST-Bench's
-benchmarks/gst/loader.py, VSI-Bench's benchmarks/vsi/release.py). A loader returns a `Release`
-whose columnar arrays cover the bulk work and whose `questions` are built when first looked at.
+the one forced) and lets it read its own files (`Benchmark.load`, in the benchmark's package). A
+loader returns a `Release` whose columnar arrays cover the bulk work and whose `questions` are
+built when first looked at.
 """
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
     """Read a release; raises UserError only when nothing can be read at all.
 
     Its benchmark is the first whose `detect` recognises the path (benchmarks/registry.py), or the one
-    named by `benchmark` (a registered name: "gst", "vsi", ...).
+    named by `benchmark` (a registered name, as --benchmark takes it).
     """
     from .benchmarks.registry import detect_benchmark, get_benchmark
     root = Path(path).expanduser()

@@ -3,7 +3,7 @@
 - JSON Lines records, lmms-eval sample logs (JSON Lines or a JSON object with `logs`), a JSON
   list or a uid map: json_records.py;
 - VLMEvalKit result tables, TSV/CSV or XLSX: tables.py;
-- a benchmark's own formats, registered with it (VSI-Bench's per-scene responses).
+- a benchmark's own formats, registered with it (`Benchmark.prediction_formats`).
 
 formats.py is the registry (`PredictionFormat`, `register_format`) and `load_predictions`.
 Predictions are kept raw (the model's text); parsing happens at scoring time because it depends

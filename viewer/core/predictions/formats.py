@@ -7,7 +7,7 @@ characters, and for the formats that are one JSON document the document itself, 
 all of them. A file no format identifies gets one message listing the formats tried.
 
 The generic formats register in json_records.py and tables.py; a benchmark's own formats are its
-`Benchmark.prediction_formats`, registered with the benchmark (VSI-Bench's per-scene responses).
+`Benchmark.prediction_formats`, registered with the benchmark (benchmarks/registry.py).
 """
 from __future__ import annotations
 

@@ -171,7 +171,7 @@ def _has_uid(rec: dict) -> bool:
 def _lmms_record(rec: dict) -> tuple[Any, Any]:
     doc = rec.get("doc") if isinstance(rec.get("doc"), dict) else {}
     key = next((doc[k] for k in UID_KEYS if isinstance(doc.get(k), str)), None)
-    if key is None:     # VSI-Bench docs carry an integer id
+    if key is None:     # some benchmarks' docs carry an integer id
         key = next((str(doc[k]) for k in UID_KEYS if type(doc.get(k)) is int), rec.get("doc_id"))
     value = _first_text(rec.get("filtered_resps"))
     if value is None:
