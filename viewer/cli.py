@@ -99,7 +99,7 @@ def path_role(path: str | Path) -> str:
 
     Looks only at names and the first record, so a swapped argument is named before anything loads.
     """
-    from .core.release import QUESTION_FILE, ROOT_FILES
+    from .core.benchmarks.gst.loader import QUESTION_FILE, ROOT_FILES
     p = Path(path).expanduser()
     if not p.exists():
         return "missing"

@@ -6,6 +6,13 @@ leaderboard columns are those columns, except that a `group` averages several
 of them into one (VSI-Bench's three direction sub-types). A `ScoringVariant`
 reproduces a known deviation from the benchmark's own rule by swapping answer
 kinds and, optionally, averaging the grouped sub-columns into the overall.
+
+It also reads its own files: `detect(root)` says whether a path holds its
+release and `load(root)` reads it (the registry, benchmarks/registry.py, tries
+each benchmark's `detect` in order); `prediction_formats` are its own
+prediction readers (core/predictions: registered with the benchmark), and
+`merge_predictions` joins sets that are one model's answers split over files.
+Each of these does nothing by default.
 """
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -64,6 +72,8 @@ class Benchmark:
     # The audit checks (by id) that judge this benchmark's questions; None: every check whose columns
     # match some of its columns (core/audit/run.applies_to).
     audit_checks: frozenset[str] | None = None
+    # Its own prediction formats (core/predictions.PredictionFormat), registered with the benchmark.
+    prediction_formats: tuple = ()
 
     # ------------------------------------------------------------ columns
     @cached_property
@@ -159,7 +169,27 @@ class Benchmark:
                      for c in self.columns)
         return dataclasses.replace(self, columns=cols, variant=found)
 
+    # ------------------------------------------------------------ its files
+    def detect(self, root: Path) -> bool:
+        """Whether `root` (a folder, or one of its files) holds this benchmark's release; cheap: names and
+        the first bytes, never the whole release. Default: never."""
+        return False
+
+    def load(self, root: Path):
+        """The release at `root` (core/release.Release, `benchmark=self`); UserError when nothing can be read."""
+        raise UserError(f"{root}: {self.title} has no release loader")
+
+    def owns_record(self, record) -> bool:
+        """Whether a question record that another benchmark's loader cannot read is one of this benchmark's
+        (that loader then refuses the release as mixed, core/release.refuse_mixed). Default: no."""
+        return False
+
     # ------------------------------------------------------------ predictions
     def prepare_predictions(self, release, preds):
         """Predictions keyed as this benchmark's files key them, re-keyed by uid (default: as they are)."""
         return preds
+
+    def merge_predictions(self, sets: list) -> list:
+        """The prediction sets of a session, with those that are one model's answers split over several
+        files made one (default: as they are)."""
+        return sets

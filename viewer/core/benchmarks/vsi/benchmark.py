@@ -9,9 +9,11 @@ score 0, as upstream scores them.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ...column import Column
 from ..base import Benchmark, Scale, ScoringVariant
+from .predictions import SCENE_RESPONSES, SceneResponses, merge_scene_responses
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -84,6 +86,22 @@ def prompt_text(question: str, question_type: str, options: list[str]) -> str:
 
 
 class VsiBenchmark(Benchmark):
+    # Its release reader is imported when used: it needs the release types, which need the benchmarks.
+    def detect(self, root: Path) -> bool:
+        from .release import is_vsi_release
+        return is_vsi_release(root)
+
+    def load(self, root: Path):
+        from .release import load_vsi_release
+        return load_vsi_release(root)
+
+    def owns_record(self, record) -> bool:
+        from .release import owns_record
+        return owns_record(record)
+
+    def merge_predictions(self, sets: list) -> list:
+        return merge_scene_responses(sets)
+
     def scale(self, question) -> Scale | None:
         column = question.column
         if column is None:
@@ -91,7 +109,6 @@ class VsiBenchmark(Benchmark):
         return question_scale(column.key, question.meta.get("question", ""))
 
     def prepare_predictions(self, release, preds):
-        from .predictions import SceneResponses
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
 
 
@@ -108,4 +125,5 @@ VSI = VsiBenchmark(
     # viewpoints, maps); even the generic ones are left out so that the audit of a VSI release says
     # plainly that none applies, rather than passing questions it has nothing to judge in.
     audit_checks=frozenset(),
+    prediction_formats=(SCENE_RESPONSES,),
 )
