@@ -25,7 +25,7 @@ from viewer.core.audit import register as register_check
 from viewer.core.audit import unregister as unregister_check
 from viewer.core.benchmarks.base import Benchmark
 from viewer.core.benchmarks.registry import register, unregister
-from viewer.core.column import Column
+from viewer.core.column import Column, Columns
 from viewer.core.diagnostics import Diagnostics, UserError
 from viewer.core.kinds import WIDTH, AnswerKind
 from viewer.core.kinds import register as register_kind
@@ -158,7 +158,7 @@ class YellowWalls(Check):
     def check_release(self, audit) -> list[Finding]:
         out = []
         for q in audit.release.questions:
-            if q.column is None or q.column.key not in self.columns:
+            if not self.columns.matches(q.column):
                 continue
             if q.truth.ok and COLOURS[q.truth.value] == "yellow":
                 audit.tally.flag(self.id)
@@ -168,7 +168,7 @@ class YellowWalls(Check):
         return out
 
 
-YELLOW_WALLS = YellowWalls("toy_yellow_walls", "info", "wall said to be yellow", frozenset({"Wall"}))
+YELLOW_WALLS = YellowWalls("toy_yellow_walls", "info", "wall said to be yellow", Columns(key="Wall"))
 
 
 # ------------------------------------------------------------------ registering

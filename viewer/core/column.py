@@ -48,6 +48,7 @@ class Columns:
     semantic: bool | None = None
     frame: str | None = None
     option_images: str | None = None      # "" selects the columns without option images
+    key: str | None = None                # one column by its key: only for a benchmark's own checks, in its wing
 
     def matches(self, column: Column | None) -> bool:
         return column is not None and all(
@@ -55,7 +56,7 @@ class Columns:
             for name, want in ((("kind_name", self.kind), ("has_target", self.has_target),
                                 ("has_view", self.has_view), ("on_map", self.on_map),
                                 ("semantic", self.semantic), ("frame", self.frame),
-                                ("option_images", self.option_images))))
+                                ("option_images", self.option_images), ("key", self.key))))
 
     def keys(self, columns) -> frozenset[str]:
         """The keys of those of `columns` that match."""

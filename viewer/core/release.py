@@ -143,8 +143,9 @@ class Release:
     base: np.ndarray | None = None
 
     @property
-    def in_table1(self) -> np.ndarray:
-        """Per question, whether Table 1 counts it: the global ones, as the paper's Table 1 does."""
+    def in_leaderboard(self) -> np.ndarray:
+        """Per question, whether the leaderboard's means count it: the global ones (a setting variant is
+        scored beside its global question, in the settings table: core/settings_table.py)."""
         if self.setting is None:
             return np.ones(len(self.uids), bool)
         return self.setting == GLOBAL_CODE

@@ -65,7 +65,8 @@ def link_variants(records: list, where: list, index: dict[str, int], column: np.
 
     A global question is its own base. A variant whose base is unknown or not global, whose task has no
     target or differs from its base's, or which shares its setting and base with another variant, is
-    reported and gets base -1: it stays out of Table 2, and (not being global) out of Table 1.
+    reported and gets base -1: it stays out of Table 2, and (not being global) out of the leaderboard
+    (`Release.in_leaderboard`).
     """
     n = len(records)
     code = np.zeros(n, np.int8)

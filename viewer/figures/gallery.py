@@ -23,6 +23,7 @@ from typing import Callable
 from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
 from PyQt6.QtGui import QImage, QPainter
 
+from ..core.atomic import atomic_write_bytes
 from ..core.diagnostics import UserError
 from ..core.executors import Executor
 from ..core.scene.model import link_question
@@ -137,7 +138,7 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
     _write(grid, png_bytes(grid_image([(k, images[k].tile_image()) for k in keys], theme, session)))
     index = {key: {"uid": release.uids[c.qi], "score": round(c.score, 3), "caveats": c.reasons}
              for key, c in chosen}
-    (out_dir / "gallery.json").write_text(json.dumps(index, indent=2) + "\n")
+    _write(out_dir / "gallery.json", (json.dumps(index, indent=2) + "\n").encode("utf-8"))
     if progress is not None:
         progress(len(chosen) + 1, len(chosen) + 1)
     return GalleryResult(slides, grid, {k: (release.uids[c.qi] if c else None) for k, c in picks.items()})
@@ -194,8 +195,9 @@ def png_bytes(image: QImage) -> bytes:
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Atomically: a failed or interrupted gallery leaves no half-written file."""
     try:
-        path.write_bytes(data)
+        atomic_write_bytes(path, data)
     except OSError as e:
         raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
 

@@ -175,6 +175,12 @@ class Benchmark:
         the first bytes, never the whole release. Default: never."""
         return False
 
+    def names_a_release(self, path: Path) -> bool:
+        """Whether a command-line path is, by its names alone, one of this benchmark's releases, so that a
+        swapped argument (a release given as predictions) is said before anything loads. Default: a folder
+        that `detect` recognises (a file may be a prediction file with the same fields)."""
+        return path.is_dir() and self.detect(path)
+
     def load(self, root: Path):
         """The release at `root` (core/release.Release, `benchmark=self`); UserError when nothing can be read."""
         raise UserError(f"{root}: {self.title} has no release loader")

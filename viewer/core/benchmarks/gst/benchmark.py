@@ -21,6 +21,10 @@ class GstBenchmark(Benchmark):
         from .loader import load
         return load(root)
 
+    def names_a_release(self, path: Path) -> bool:
+        from .loader import names_a_release
+        return names_a_release(path)
+
     def owns_record(self, record) -> bool:
         from .loader import owns_record
         return owns_record(record)

@@ -45,6 +45,13 @@ def detect(root: Path) -> bool:
     return bool(_find_question_files(root, first_only=True))
 
 
+def names_a_release(path: Path) -> bool:
+    """A root question file or a `question.json` by name, or a folder with one (at its root, or below it)."""
+    if not path.is_dir():
+        return path.name.lower() in (*ROOT_FILES, QUESTION_FILE)
+    return any((path / f).is_file() for f in ROOT_FILES) or bool(_find_question_files(path, first_only=True))
+
+
 def _names_a_task(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
