@@ -35,7 +35,20 @@ def _plant(root, defect: str) -> str:
         (root / "07_broken").mkdir()
         (root / "07_broken" / "question.json").write_text("[" * 100_000)
         return "07_broken"
+    if defect == "lfs-image":            # checked out without `git lfs pull`
+        target = root / ED / "image_01_19_14.jpg"
+        target.write_text(LFS_POINTER_TEXT)
+        return "image_01_19_14.jpg"
+    if defect == "lfs-json":
+        (root / EDIST / "question.json").write_text(LFS_POINTER_TEXT)
+        return EDIST
     raise ValueError(defect)
+
+
+# What `git lfs` leaves in place of a file it has not pulled (the spec's pointer format).
+LFS_POINTER_TEXT = ("version https://git-lfs.github.com/spec/v1\n"
+                    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                    "size 12345\n")
 
 
 

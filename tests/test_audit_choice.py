@@ -15,14 +15,15 @@ import pytest
 pytest.importorskip("viewer.demo.generate")
 
 from viewer.core.audit import run_audit  # noqa: E402
-from viewer.core.audit.choice import NO_IMAGE_READER, TOPDOWN_LEVELS  # noqa: E402
+from viewer.core.audit.choice import NO_IMAGE_READER  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 from viewer.demo.opencv import import_cv2  # noqa: E402
 from viewer.render.audit_images import SceneImages  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CHECKS = ["choice_answer_mismatch", "choice_options_ambiguous"]
-CHOICE = set(TOPDOWN_LEVELS) | {"Traj"}
+TOPDOWN_KEYS = {"TDS_E", "TDS_M", "TDS_H"}
+CHOICE = TOPDOWN_KEYS | {"Traj"}
 KEY_OF_TASK = {"Easy": "TDS_E", "Medium": "TDS_M", "Hard": "TDS_H", "Trajection": "Traj"}
 
 
@@ -156,7 +157,7 @@ def test_resized_shifted_and_recompressed_options_are_still_recognised(release, 
     cv2 = import_cv2()
     recs = records(release)
     for rec in recs:
-        if key_of(rec) not in TOPDOWN_LEVELS:
+        if key_of(rec) not in TOPDOWN_KEYS:
             continue
         for im in rec["images"]:
             path = release / im["copied_path"]
@@ -226,7 +227,7 @@ def test_no_reference_map_and_no_reader_are_skips(release):
     write_records(release, recs)
     report = audit(release)
     reasons = report.tally.skip_reasons["choice_answer_mismatch"]
-    tds = sum(1 for r in recs if key_of(r) in TOPDOWN_LEVELS)
+    tds = sum(1 for r in recs if key_of(r) in TOPDOWN_KEYS)
     assert reasons["no reference map: no scene metadata, and no Pos/GP question shows this scene's map"] == tds
     assert report.summary()["choice_answer_mismatch"]["checked"] == 0
     report = run_audit(load_release(release), checks=CHECKS)

@@ -14,7 +14,7 @@ import pytest
 from viewer.cli import main
 from viewer.core.audit import CHECKS, SCENE, Check, parse_checks, register, run_audit, unregister
 from viewer.core.audit.checks import BUILT_IN
-from viewer.core.audit.types import VIEW_TARGET_KEYS
+from viewer.core.audit.types import VIEW_TARGET_COLUMNS
 from viewer.core.diagnostics import UserError
 from viewer.core.release import load_release
 
@@ -39,7 +39,7 @@ class TargetBeyondReach(Check):
 
 
 TARGET_BEYOND_REACH = TargetBeyondReach("target_beyond_reach", "warning", "target over 7 m from the current view",
-                                        VIEW_TARGET_KEYS, frozenset({SCENE}))
+                                        VIEW_TARGET_COLUMNS, frozenset({SCENE}))
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_register_refuses_an_unsound_check():
     with pytest.raises(ValueError, match="already registered"):
         register(Check("missing_media", "error", "again", frozenset()))
     with pytest.raises(ValueError, match="check_question runs exactly when"):
-        register(TargetBeyondReach("no_scene_declared", "warning", "t", VIEW_TARGET_KEYS))
+        register(TargetBeyondReach("no_scene_declared", "warning", "t", VIEW_TARGET_COLUMNS))
     with pytest.raises(ValueError, match="severity 'fatal'"):
-        register(TargetBeyondReach("bad_severity", "fatal", "t", VIEW_TARGET_KEYS, frozenset({SCENE})))
+        register(TargetBeyondReach("bad_severity", "fatal", "t", VIEW_TARGET_COLUMNS, frozenset({SCENE})))
     assert len(CHECKS) == len(BUILT_IN)          # none of the refused ones slipped in

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("cv2")
 
 from viewer.core.audit import IMAGES, Check, register, run_audit  # noqa: E402
-from viewer.core.audit.choice import CHOICE_KEYS  # noqa: E402
+from viewer.core.audit.choice import CHOICE_COLUMNS  # noqa: E402
 from viewer.core.audit.run import audit_scene  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 from viewer.render.audit_images import SceneImages  # noqa: E402
@@ -57,7 +57,7 @@ class RecordingExecutor:
 
 
 def choice_count(release) -> int:
-    return sum(1 for q in release.questions if q.column is not None and q.column.key in CHOICE_KEYS)
+    return sum(1 for q in release.questions if CHOICE_COLUMNS.matches(q.column))
 
 
 @pytest.fixture(autouse=True)

@@ -12,11 +12,12 @@ import pytest
 
 from viewer.core import textio
 from viewer.core.benchmarks.gst.columns import COLUMNS, column_index
+from viewer.core.benchmarks.gst.loader import _truths
 from viewer.core.benchmarks.gst.records import ImageEntry, QuestionRecord
 from viewer.core.column import UNKNOWN_COLUMN
 from viewer.core.diagnostics import Diagnostics
 from viewer.core.media import MediaIndex
-from viewer.core.release import _truths, load_release
+from viewer.core.release import load_release
 from viewer.core.textio import stream_json_lines
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from viewer.core import palette
+from viewer.core import model_palette
 from viewer.core.benchmarks.gst.uid import uid_tail
 from viewer.core.board_export import export_board, tex_escape
 from viewer.core.browse import BrowseFilter, BrowseIndex
@@ -15,13 +15,13 @@ from viewer.core.timeline import frames_from_counts, nearest_frame, release_targ
 
 
 def test_palette_is_colour_blind_safe_and_never_a_ui_colour():
-    for a, b in itertools.combinations(palette.MODEL_COLORS, 2):
-        assert palette.cvd_distance(a, b) > 15, (a, b)
-    for c in palette.MODEL_COLORS:
-        for what, ui in palette.RESERVED.items():
-            assert palette.cvd_distance(c, ui) > 20, (c, what)
+    for a, b in itertools.combinations(model_palette.MODEL_COLORS, 2):
+        assert model_palette.cvd_distance(a, b) > 15, (a, b)
+    for c in model_palette.MODEL_COLORS:
+        for what, ui in model_palette.RESERVED.items():
+            assert model_palette.cvd_distance(c, ui) > 20, (c, what)
     # colour and shape together tell the first twelve models apart
-    looks = {(palette.model_color(k), palette.model_shape(k)) for k in range(12)}
+    looks = {(model_palette.model_color(k), model_palette.model_shape(k)) for k in range(12)}
     assert len(looks) == 12
 
 
@@ -30,8 +30,8 @@ def test_one_palette_for_window_and_figures():
     from viewer.ui import style
     for k in range(8):
         assert style.model_color(k).name().lower() == theme.model_color(k).name().lower() \
-            == palette.model_color(k).lower()
-        assert theme.model_shape(k) == style.model_shape(k) == palette.model_shape(k)
+            == model_palette.model_color(k).lower()
+        assert theme.model_shape(k) == style.model_shape(k) == model_palette.model_shape(k)
 
 
 def test_comparison_masks():

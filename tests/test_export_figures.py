@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from viewer.cli import main  # noqa: E402
-from viewer.core import palette
+from viewer.core import model_palette
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo"
 UIDS = {
@@ -19,8 +19,8 @@ UIDS = {
     "choice": "scene1_Topdown_Selection_Easy_video_0",
 }
 TRUTH_RGB = (0, 170, 80)                      # viewer.ui.style.TRUTH
-# The demo's models in load order take the palette's first three colours (viewer.core.palette).
-MODEL_RGB = {name: tuple(int(palette.model_color(k)[i:i + 2], 16) for i in (1, 3, 5))
+# The demo's models in load order take the palette's first three colours (viewer.core.model_palette).
+MODEL_RGB = {name: tuple(int(model_palette.model_color(k)[i:i + 2], 16) for i in (1, 3, 5))
              for k, name in enumerate(("noisy-expert", "random-guesser", "sign-flipper"))}
 
 

@@ -43,6 +43,21 @@ def test_mp4_is_h264_yuv420p_faststart_with_the_asked_frame_count(tmp_path):
     assert head.find(b"moov") < head.find(b"mdat") or b"mdat" not in head     # +faststart: index first
 
 
+@pytest.mark.parametrize("name", ["c.mp4", "c.gif"])
+def test_a_clip_replaces_the_file_only_once_complete(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"the clip from before")
+    w = open_clip_writer(path, 10, (96, 64))
+    for f in _moving_square(3):
+        w.write(f)
+    assert path.read_bytes() == b"the clip from before"             # the frames go beside it
+    w.discard()                                                    # cancelled, or failed half-way
+    assert path.read_bytes() == b"the clip from before" and list(tmp_path.iterdir()) == [path]
+    _write_clip(path, 10, _moving_square(3))
+    head = path.read_bytes()[:8]
+    assert (head[:3] == b"GIF" or head[4:] == b"ftyp") and list(tmp_path.iterdir()) == [path]
+
+
 def test_odd_sizes_are_padded_and_said(tmp_path):
     w = open_clip_writer(tmp_path / "o.mp4", 10, (95, 63))
     w.write(np.zeros((63, 95, 3), np.uint8))

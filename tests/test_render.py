@@ -10,7 +10,7 @@ import pytest
 
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import opencv_to_opengl, project, world_to_pixel
-from viewer.render import palette
+from viewer.render import scene_colors
 from viewer.render.raycast import Raycaster, instance_bbox_2d, instance_bboxes_2d
 from viewer.render.scene_mesh import boxes_mesh, load_scene_mesh
 from viewer.render.topdown import fit_world_to_pixel, render_topdown
@@ -205,7 +205,7 @@ def test_floorplan_draws_walls_only_and_tints_rooms_when_given(room, maps):
     assert plan[_map_pixel(W, [6.05, 2.0])].max() < 100                  # wall: dark
     assert plan[_map_pixel(W, [3.0, 2.0])].tolist() == [255, 255, 255]    # cube: not drawn
     tinted = render_topdown(mesh, W, 128, 96, "floorplan", rooms={"floor_0": "kitchen"})
-    assert tinted[_map_pixel(W, [3.0, 2.0])].tolist() == list(palette.room_tints(["kitchen"])["kitchen"])
+    assert tinted[_map_pixel(W, [3.0, 2.0])].tolist() == list(scene_colors.room_tints(["kitchen"])["kitchen"])
     assert tinted[_map_pixel(W, [6.05, 2.0])].max() < 100
 
 
@@ -214,7 +214,7 @@ def test_photo_removes_the_ceiling_and_shows_furniture_in_its_colour(room, maps)
     W, images = maps
     photo = images["photo"]
     floor_rgb = photo[_map_pixel(W, [1.0, 1.0])].astype(float)
-    beige = np.array(palette.FLOOR_COLOR, float)
+    beige = np.array(scene_colors.FLOOR_COLOR, float)
     assert floor_rgb @ beige / (np.linalg.norm(floor_rgb) * np.linalg.norm(beige)) > 0.995
     cube_rgb = photo[_map_pixel(W, [3.0, 2.0])].astype(float)
     cube = mesh.instance_colors[mesh.index_of(BOX)].astype(float)
@@ -253,7 +253,7 @@ def test_glb_round_trip_keeps_instance_names_and_node_transforms(tmp_path):
     assert chair.min(axis=0) == pytest.approx([-0.25, 3.75, -0.25])
     assert np.count_nonzero(mesh.triangle_instance == mesh.index_of("chair_qwerty_1")) == 24
     assert mesh.instance_kinds[mesh.index_of("wall_3")] == "wall"
-    assert mesh.instance_colors[mesh.index_of("wall_3")].tolist() == list(palette.WALL_COLOR)
+    assert mesh.instance_colors[mesh.index_of("wall_3")].tolist() == list(scene_colors.WALL_COLOR)
 
 
 def test_single_mesh_file_is_one_instance_named_after_the_file(tmp_path):
@@ -284,18 +284,19 @@ def test_unreadable_mesh_is_a_user_error_naming_the_file(tmp_path):
     ("window_2", "window", None),
 ])
 def test_category_and_structure_from_instance_ids(iid, category, kind):
-    assert palette.category_of(iid) == category
-    assert palette.structure_kind(category) == kind
+    assert scene_colors.category_of(iid) == category
+    assert scene_colors.structure_kind(category) == kind
 
 
 def test_colours_follow_the_category_and_differ_between_categories():
     ids = ["chair_aaaaaa_0", "chair_bbbbbb_1", "sofa_cccccc_0", "gizmo_dddddd_0", "widget_eeeeee_0"]
-    colors = palette.instance_colors(ids)
+    colors = scene_colors.instance_colors(ids)
     assert colors[0].tolist() == colors[1].tolist()
     assert len({tuple(c) for c in colors[1:].tolist()}) == 4
     # Stable across processes: crc32, not Python's salted hash.
-    assert palette.category_color("gizmo") == palette.category_color("gizmo")
-    assert palette.instance_colors(["x_0"], {"x_0": "sofa"})[0].tolist() == list(palette.category_color("sofa"))
+    assert scene_colors.category_color("gizmo") == scene_colors.category_color("gizmo")
+    sofa = list(scene_colors.category_color("sofa"))
+    assert scene_colors.instance_colors(["x_0"], {"x_0": "sofa"})[0].tolist() == sofa
 
 
 def test_painted_mesh_colours_are_shown_and_instance_colouring_remains(tmp_path):
@@ -315,20 +316,20 @@ def test_painted_mesh_colours_are_shown_and_instance_colouring_remains(tmp_path)
     sofa, bed = mesh.index_of("sofa_abcdef_0"), mesh.index_of("bed_ghijkl_0")
     assert mesh.triangle_colors[mesh.triangle_instance == sofa].tolist() == [[200, 30, 30]] * 12
     # No paint: the category colour.
-    assert (mesh.triangle_colors[mesh.triangle_instance == bed] == palette.category_color("bed")).all()
+    assert (mesh.triangle_colors[mesh.triangle_instance == bed] == scene_colors.category_color("bed")).all()
     caster = Raycaster(mesh)
     pose = camera([0, 0, 0], 0)
     painted = caster.render_view(pose, INTR, outlines=False).color[60, 80].astype(float)
     by_category = caster.render_view(pose, INTR, outlines=False, color_by="instance").color[60, 80].astype(float)
     assert painted[0] > 3 * painted[1]
-    sofa_blue = np.array(palette.category_color("sofa"), float)
+    sofa_blue = np.array(scene_colors.category_color("sofa"), float)
     assert by_category @ sofa_blue / (np.linalg.norm(by_category) * np.linalg.norm(sofa_blue)) > 0.999
 
 
 def test_room_tints_are_light_distinct_and_order_free():
     names = ["kitchen_0", "bedroom_0", "living_room_0", "bathroom_0", "corridor_0"]
-    tints = palette.room_tints(names)
-    assert tints == palette.room_tints(reversed(names))
+    tints = scene_colors.room_tints(names)
+    assert tints == scene_colors.room_tints(reversed(names))
     values = np.array(list(tints.values()), float)
     assert values.min() > 190                                   # pastel: walls stay readable
     gaps = np.linalg.norm(values[:, None] - values[None], axis=-1)[np.triu_indices(len(names), 1)]

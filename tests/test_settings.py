@@ -47,11 +47,11 @@ def test_bad_variants_are_reported_and_left_out_of_both_tables(tmp_path):
     assert {"setting.unknown", "setting.unknown_base", "setting.duplicate", "setting.no_target"} <= codes
     for uid in ("orphan_local_video", "ed2_again", "ed2_local_image", "ed1_local_map", "pos1_local_image"):
         assert r.base[r.index[uid]] == -1, uid
-        assert not r.in_table1[r.index[uid]], uid
+        assert not r.in_leaderboard[r.index[uid]], uid
     assert family_of(r, r.index["ed2"]) is None            # its two local_image variants cancel each other
 
 
-def test_table1_counts_only_global_questions(tmp_path):
+def test_leaderboard_counts_only_global_questions(tmp_path):
     with_variants = open_session(write_settings_release(tmp_path / "a"),
                                  [write_predictions(tmp_path / "m.jsonl", "m", GOOD_ANSWERS)])
     plain = tmp_path / "b"

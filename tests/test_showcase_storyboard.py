@@ -4,9 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from viewer.core.benchmarks.gst.columns import COLUMN_BY_KEY as GST_COLUMNS
 from viewer.core.benchmarks.gst.columns import COLUMN_KEYS
 from viewer.core.diagnostics import UserError
-from viewer.core.kinds import ANGLE, POINT
 from viewer.core.scene.model import link_question
 from viewer.core.scene.sources import SceneLibrary
 from viewer.core.session import open_session
@@ -64,18 +64,18 @@ def test_story_texts_and_answers(session):
 
 def test_reveal_never_gives_the_answer_away_early():
     for stage in (QUESTION, VIDEO, ANSWER):
-        assert not layers_at("Pos", POINT, stage).viewpoint      # the viewpoint is Pos's answer
-        assert not layers_at("Ori", ANGLE, stage).viewpoint
-        assert not layers_at("ED_v", ANGLE, stage).target        # the box is where the object is
-        assert not layers_at("GP_s", POINT, stage).truth
-    assert layers_at("ED_v", ANGLE, QUESTION).viewpoint           # given, not asked
-    assert layers_at("ED_v", ANGLE, ANSWER).answers
-    video = layers_at("GP_v", POINT, VIDEO, frame=12)
+        assert not layers_at(GST_COLUMNS["Pos"], stage).viewpoint      # the viewpoint is Pos's answer
+        assert not layers_at(GST_COLUMNS["Ori"], stage).viewpoint
+        assert not layers_at(GST_COLUMNS["ED_v"], stage).target        # the box is where the object is
+        assert not layers_at(GST_COLUMNS["GP_s"], stage).truth
+    assert layers_at(GST_COLUMNS["ED_v"], QUESTION).viewpoint           # given, not asked
+    assert layers_at(GST_COLUMNS["ED_v"], ANSWER).answers
+    video = layers_at(GST_COLUMNS["GP_v"], VIDEO, frame=12)
     assert video.marker == 12 and video.path_until == 12 and not video.answers
-    truth = layers_at("Pos", POINT, TRUTH)
+    truth = layers_at(GST_COLUMNS["Pos"], TRUTH)
     assert truth.viewpoint and truth.truth and truth.answers and truth.target
     with pytest.raises(ValueError):
-        layers_at("Pos", POINT, "bogus")
+        layers_at(GST_COLUMNS["Pos"], "bogus")
 
 
 @pytest.mark.parametrize("seconds,fps,n_video", [(10, 15, 337), (2, 10, 40), (1, 8, 3), (3, 10, 0)])

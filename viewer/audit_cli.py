@@ -12,9 +12,19 @@ import argparse
 import json
 import sys
 
+from .cli_args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    add_executor_options,
+    check_prediction_args,
+    check_release_arg,
+    path_role,
+    print_problems,
+)
 from .core.diagnostics import UserError
 
 FINDINGS_SHOWN = 40
+PROBLEMS_SHOWN = 20       # lines of loading problems on stderr
 
 
 def _positive_int(text: str) -> int:
@@ -43,14 +53,12 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--frame-chunk", type=_positive_int, default=FRAME_CHUNK, metavar="N",
                    help="split a video's visibility casts over more than N sampled frames into jobs of N "
                         "frames (default %(default)s; the output is the same, long videos spread over more workers)")
-    from .cluster import add_executor_arguments
-    add_executor_arguments(p)
+    add_executor_options(p, "the per-scene work")
     p.add_argument("--all", action="store_true", help="list every finding, not the first 40")
     p.add_argument("--fail-on", choices=("error", "warning", "never"), default="never",
                    help="exit 1 when there are findings of this severity (warning: or worse), for CI; "
                         "default never")
     args = p.parse_args(argv)
-    from .cli import check_prediction_args, check_release_arg
     check_release_arg(args.release)
     check_prediction_args(args.predictions)
 
@@ -64,7 +72,7 @@ def cmd_audit(argv: list[str]) -> int:
     executor = executor_for(args.executor, args.address, args.workers) if args.executor != "local" else None
     try:
         session = open_session(args.release, args.predictions)
-        _print_problems([str(d) for d in session.diagnostics])
+        print_problems(session.diagnostics, PROBLEMS_SHOWN)
         with ProgressBar("auditing", len(session.release)) as bar:
             report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
                                visibility=SceneVisibility, images=SceneImages, executor=executor,
@@ -72,7 +80,7 @@ def cmd_audit(argv: list[str]) -> int:
     finally:
         if executor is not None:
             executor.close()
-    _print_problems(sorted(set(report.problems)))
+    print_problems(sorted(set(report.problems)), PROBLEMS_SHOWN)
     if args.json:
         print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
     else:
@@ -80,8 +88,8 @@ def cmd_audit(argv: list[str]) -> int:
     failing = fails_on(report, args.fail_on)
     if failing:
         print(f"gst-viewer: {failing} findings at or above --fail-on {args.fail_on}", file=sys.stderr)
-        return 1
-    return 0
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 FAIL_LEVELS = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
@@ -119,13 +127,6 @@ def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
     return "\n".join(lines)
 
 
-def _print_problems(items: list[str], limit: int = 20) -> None:
-    for text in items[:limit]:
-        print(text, file=sys.stderr)
-    if len(items) > limit:
-        print(f"... and {len(items) - limit} more", file=sys.stderr)
-
-
 # ------------------------------------------------------------------ flags
 def cmd_flags(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="gst-viewer flags", description="Reviewer verdicts and notes.")
@@ -145,7 +146,6 @@ def cmd_flags(argv: list[str]) -> int:
     s.add_argument("--note", help="free text; an empty string clears it")
     args = p.parse_args(argv)
 
-    from .cli import check_release_arg, path_role
     from .core.review.flags import FlagStore
     from .core.review.flags_io import export_flags, import_flags
     check_release_arg(args.release)
@@ -170,20 +170,20 @@ def cmd_flags(argv: list[str]) -> int:
                     raise UserError(f"{args.output}: cannot write ({err.strerror or err})") from None
             else:
                 sys.stdout.write(text)
-            return 0
+            return EXIT_OK
         if store.problem:
             raise UserError(store.problem)
         known = _release_uids(args.release)
         if args.action == "import":
             changed, diags = import_flags(store, args.file)
-            _print_problems([str(d) for d in diags])
+            print_problems(diags, PROBLEMS_SHOWN)
             flagged = store.all()
             strangers = [u for u in flagged if u not in known]
             if strangers:
                 print(f"warning: {len(strangers)} flagged uids are not questions of this release "
                       f"(e.g. {strangers[0]!r})", file=sys.stderr)
             print(f"{changed} changes imported into {store.path}", file=sys.stderr)
-            return 0
+            return EXIT_OK
         if args.uid not in known:
             raise UserError(f"{args.uid}: no such question in {args.release}")
         if args.verdict is None and args.note is None:
@@ -192,7 +192,7 @@ def cmd_flags(argv: list[str]) -> int:
             store.set_verdict(args.uid, None if args.verdict.lower() in ("none", "") else args.verdict)
         if args.note is not None:
             store.set_note(args.uid, args.note)
-        return 0
+        return EXIT_OK
     finally:
         store.close()
 

@@ -1,4 +1,5 @@
-"""Batch work on a Dask cluster: the `--executor dask [--address ADDR]` of audit, gallery and make-demo.
+"""Batch work on a Dask cluster: the `--executor dask [--address ADDR]` of audit, gallery and make-demo
+(the options themselves: cli_args.add_executor_options).
 
     gst-viewer audit RELEASE --executor dask                          # a LocalCluster on this machine
     gst-viewer audit RELEASE --executor dask --address tcp://host:8786  # an existing scheduler
@@ -13,7 +14,6 @@ asked for (`pip install 'gst-viewer[cluster]'`).
 """
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import logging
 import os
@@ -30,13 +30,6 @@ EXECUTORS = ("local", "dask")
 RETRIES = 2
 # How long to wait for a scheduler before saying it cannot be reached (the issue's bar is 10 s).
 CONNECT_SECONDS = 8
-
-
-def add_executor_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--executor", choices=EXECUTORS, default="local",
-                   help="where the per-scene work runs: here (local, default) or on a Dask cluster (dask)")
-    p.add_argument("--address", help="with --executor dask: the scheduler (e.g. tcp://10.0.0.5:8786); "
-                                     "without it a LocalCluster is started on this machine")
 
 
 def executor_for(kind: str, address: str | None = None, workers: int | None = None) -> Executor:

@@ -14,6 +14,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from .cli_args import (
+    EXIT_OK,
+    add_benchmark_option,
+    add_executor_options,
+    batch_executor,
+    check_prediction_args,
+    check_release_arg,
+)
 from .core.diagnostics import UserError
 
 
@@ -24,7 +32,6 @@ def _common(p: argparse.ArgumentParser, uid: bool = True) -> None:
     p.add_argument("--predictions", "-p", nargs="*", default=None,
                    help="prediction files (default: the release's predictions/ folder)")
     p.add_argument("--models", help="comma-separated model names to show (default: all)")
-    from .cli import add_benchmark_option
     add_benchmark_option(p)
 
 
@@ -34,7 +41,6 @@ def _prediction_paths(args) -> list:
 
 
 def _session(args):
-    from .cli import check_prediction_args, check_release_arg
     from .core.session import open_session
     from .core.talk.showcase import choose_models
     check_release_arg(args.release)
@@ -92,7 +98,7 @@ def cmd_render(argv: list[str]) -> int:
     finally:
         subject.close()
     print(written)
-    return 0
+    return EXIT_OK
 
 
 def _output(path: str, formats, what: str, expected: str) -> Path:
@@ -109,7 +115,7 @@ def cmd_clip(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="gst-viewer clip",
                                 description="A short clip of one question: the exploration video beside the map "
                                             "with the camera moving along its path, then the question's view, "
-                                            "the models' answers and the truth. MP4 (OpenCV) or GIF.")
+                                            "the models' answers and the truth. MP4 (H.264) or GIF.")
     _common(p)
     p.add_argument("--out", required=True, help="CLIP.mp4 or CLIP.gif (.avi also works)")
     p.add_argument("--seconds", type=float, default=10.0, help="clip length (default 10)")
@@ -134,7 +140,7 @@ def cmd_clip(argv: list[str]) -> int:
     if result.note:
         print(f"gst-viewer: {result.note}", file=sys.stderr)
     print(f"{result.path}  ({result.frames} frames, {result.size[0]}x{result.size[1]}, {result.codec})")
-    return 0
+    return EXIT_OK
 
 
 # ----------------------------------------------------------------- gallery
@@ -146,8 +152,7 @@ def cmd_gallery(argv: list[str]) -> int:
     _common(p, uid=False)
     p.add_argument("--out", required=True, help="output folder (created if missing)")
     p.add_argument("--theme", default="light", choices=("light", "dark", "paper"))
-    from .cluster import add_executor_arguments, executor_for
-    add_executor_arguments(p)
+    add_executor_options(p, "the painting of the slides")
     p.add_argument("--workers", type=int, default=None,
                    help="processes painting slides (--executor local) or a LocalCluster's workers (dask); "
                         "default: one slide after another here")
@@ -156,14 +161,12 @@ def cmd_gallery(argv: list[str]) -> int:
         raise UserError(f"--workers {args.workers}: expected a positive number")
     import uuid
 
-    from .cli import check_release_arg
     from .figures.canvas import ensure_gui_app
     from .figures.gallery import SessionSource, build_gallery
     from .figures.theme import THEMES
     from .textprogress import ProgressBar
     check_release_arg(args.release)
-    executor = (executor_for(args.executor, args.address, args.workers)
-                if args.executor != "local" or args.address or (args.workers or 1) > 1 else None)
+    executor = batch_executor(args)
     try:
         session, models = _session(args)
         ensure_gui_app()
@@ -181,4 +184,4 @@ def cmd_gallery(argv: list[str]) -> int:
     if missing:
         print(f"gst-viewer: no question for {', '.join(missing)} in this release", file=sys.stderr)
     print(f"{len(result.slides)} slides and {result.grid} in {Path(args.out)}")
-    return 0
+    return EXIT_OK

@@ -2,6 +2,7 @@
 import pytest
 
 from viewer.core.audit import AuditReport, Finding, Tally
+from viewer.core.audit.registry import CHECKS
 from viewer.core.review.flags import DB_NAME, FlagStore
 from viewer.core.state import InspectorState
 
@@ -21,7 +22,7 @@ def report() -> AuditReport:
         Finding("q2", "models_disagree_with_gt", "warning", "2 models agree on 30°", {"models": ["a", "b"]}),
         Finding(None, "model_answer_convention", "info", "m: mirrored", {"model": "m"}),
     ]
-    tally = Tally()
+    tally = Tally(CHECKS.ids())
     for f in findings:
         tally.flag(f.check)
     tally.skip("target_unseen_in_video", "no scene metadata")

@@ -107,3 +107,18 @@ def test_exit_after_a_failed_load_never_crashes(tmp_path):
                            env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
         codes.append(p.returncode)
     assert all(c >= 0 for c in codes), codes
+
+
+@pytest.mark.parametrize("defect, cause", [
+    ("symlink", "escapes the release (symbolic link to /etc/passwd); refused"),
+    ("lfs-json", "a Git LFS pointer, not the file (run `git lfs pull`)"),
+])
+def test_the_problems_list_says_the_cause(qtbot, make_inspector, tmp_path, defect, cause):
+    """Not "file not found" or "malformed JSON": the Problems list says why the file was refused."""
+    from broken_release import make_broken
+    from published_samples import POS_UID
+    root, name, preds = make_broken(tmp_path, defect)
+    window, state = make_inspector(root, [preds], uid=POS_UID)
+    listed = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any(name in text and cause in text for text in listed), listed
+    assert not any("malformed JSON" in text or (name in text and "file not found" in text) for text in listed)

@@ -9,16 +9,14 @@ from __future__ import annotations
 import csv
 import io
 
-from .benchmarks import GST
 from .evaluate import average
 
 RANDOM = "Random (uniform)"
 
 
-def board_rows(board: dict, random_row: dict | None = None, benchmark=None,
+def board_rows(board: dict, random_row: dict | None, benchmark,
                models: list[str] | None = None) -> tuple[list[str], list[tuple[str, list[float | None]]]]:
-    """(header, [(name, values)]) as Table 1 has them; `models` keeps only those (None: all)."""
-    benchmark = benchmark or GST
+    """(header, [(name, values)]) as `benchmark`'s leaderboard has them; `models` keeps only those (None: all)."""
     keys = benchmark.table_keys
     header = ["Model"] + [benchmark.label(k) for k in keys] + ["Avg"]
     rows = [(name, [m["columns"][k] for k in keys] + [m["avg"]])
@@ -82,7 +80,7 @@ FORMATS = {"csv": to_csv, "md": to_markdown, "tex": to_latex}
 SUFFIXES = {"csv": ".csv", "md": ".md", "tex": ".tex"}
 
 
-def export_board(fmt: str, board: dict, random_row: dict | None = None, benchmark=None,
+def export_board(fmt: str, board: dict, random_row: dict | None, benchmark,
                  models: list[str] | None = None) -> str:
     header, rows = board_rows(board, random_row, benchmark, models)
     return FORMATS[fmt](header, rows)

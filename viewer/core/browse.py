@@ -13,7 +13,6 @@ from itertools import repeat
 import numpy as np
 
 from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
-from .benchmarks import GST
 from .compare import comparison_mask, error_range_mask, wrong_mask
 from .evaluate import ModelResult
 from .release import Release, natural_key
@@ -283,7 +282,7 @@ def score_text(r: ModelResult, i: int) -> str:
     return "" if math.isnan(s) else f"{s:.2f}"
 
 
-def column_label(i: int, benchmark=GST) -> str:
+def column_label(i: int, benchmark) -> str:
     c = benchmark.column(i)
     return c.key if c is not None else "?"
 

@@ -67,20 +67,21 @@ class ModelResult:
 
 
 def table_members(release: Release) -> dict[str, np.ndarray]:
-    """Per leaderboard column, the questions Table 1 counts in it (a group: its members')."""
+    """Per leaderboard column, the questions the leaderboard counts in it (a group: its members')."""
     b = release.benchmark
-    in_table1 = release.in_table1
-    return {k: np.isin(release.column, b.members(k)) & in_table1 for k in b.table_keys}
+    counted = release.in_leaderboard
+    return {k: np.isin(release.column, b.members(k)) & counted for k in b.table_keys}
 
 
 def column_means(release: Release, score: np.ndarray) -> dict[str, float | None]:
     """100 x mean score per column of the release's benchmark; None for a column without questions.
 
-    Only the global questions count (Table 1); local variants are Table 2's (core/settings_table.py).
+    Only the questions in the leaderboard count (`release.in_leaderboard`: the global ones); local variants
+    are the settings table's (core/settings_table.py).
     """
     out: dict[str, float | None] = {}
-    counted = release.in_table1 & ~np.isnan(score)
-    for i, k in enumerate(release.benchmark.column_keys):
+    counted = release.in_leaderboard & ~np.isnan(score)
+    for i, k in enumerate(release.benchmark.keys):
         s = score[(release.column == i) & counted]
         out[k] = float(100.0 * s.mean()) if len(s) else None
     return out
@@ -227,7 +228,7 @@ def random_baseline(release: Release) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for i, c in enumerate(release.benchmark.columns):
         kind = c.kind
-        m = (release.column == i) & _valid_truth(release, kind) & release.in_table1
+        m = (release.column == i) & _valid_truth(release, kind) & release.in_leaderboard
         out[c.key] = (float(100 * kind.chance(release.truth[m][:, :kind.width], release.n_options[m]))
                       if m.any() else None)
     return release.benchmark.table(out)[0]

@@ -205,7 +205,7 @@ def recompute_ground_truth(question: "Question", geometry: "QuestionGeometry") -
     """
     column = question.column
     if column is None:
-        return Recomputed(None, f"task {question.task!r} is not a GST-Bench task")
+        return Recomputed(None, f"task {question.task!r} is not a {question.benchmark.title} task")
     at = column.kind_name
     if at == "choice":
         return Recomputed(None, f"{column.key} is a multiple-choice task; its answer is not geometric")

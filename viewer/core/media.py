@@ -16,6 +16,24 @@ import re
 from dataclasses import dataclass
 from itertools import compress, repeat
 
+# A file checked out without `git lfs pull` holds this text in place of its content.
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+LFS_PROBLEM = "a Git LFS pointer, not the file (run `git lfs pull`)"
+
+
+def is_lfs_pointer(head: bytes) -> bool:
+    """Whether a file's first bytes are a Git LFS pointer's."""
+    return head.lstrip(b"\xef\xbb\xbf").startswith(LFS_POINTER)
+
+
+def lfs_pointer_file(path) -> bool:
+    """Whether the file at `path` is a Git LFS pointer (False when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return is_lfs_pointer(f.read(len(LFS_POINTER) + 3))
+    except (OSError, ValueError):
+        return False
+
 
 @dataclass(frozen=True, slots=True)
 class MediaRef:
@@ -36,6 +54,7 @@ class MediaIndex:
         self._all: set[str] | None = None
         self._complete = False
         self._refused: dict[str, str] = {}     # present but not readable as media: why
+        self._links: set[str] = set()          # symbolic links met by the walk: judged one by one
         self._real_root = os.path.realpath(self.root)   # links are judged on resolved paths
 
     def resolve(self, declared: str, base_dir: str) -> MediaRef:
@@ -68,7 +87,7 @@ class MediaIndex:
             files = self.all_files()
             if base_dir + "/" + declared in files:
                 return None
-            if self._complete and _plain(declared):
+            if self._complete and _plain(declared) and base_dir + "/" + declared not in self._links:
                 return "file not found"
         return self.resolve(declared, base_dir).problem
 
@@ -98,7 +117,7 @@ class MediaIndex:
         # them all, each preceded by a newline; a newline inside a path can only make a plain one look
         # unusual, and the unusual are judged one by one. (A present path holds no NUL: it names a file.)
         joined = "\n" + "\n".join(declared if len(absent) == len(declared) else map(declared.__getitem__, absent))
-        if self._complete and not any(map(joined.__contains__, _NOT_PLAIN_PARTS)):
+        if self._complete and not self._links and not any(map(joined.__contains__, _NOT_PLAIN_PARTS)):
             return absent, ["file not found"] * len(absent)
         return self._problems_one_by_one(absent, declared, folder_of, files)
 
@@ -117,7 +136,7 @@ class MediaIndex:
             if type(d) is str and d and "\0" not in d:
                 if base + "/" + d in files:
                     continue
-                if complete and not _NOT_PLAIN.search(d):
+                if complete and not _NOT_PLAIN.search(d) and base + "/" + d not in self._links:
                     at.append(j)
                     whys.append("file not found")
                     continue
@@ -142,6 +161,7 @@ class MediaIndex:
                 for e in entries:
                     if e.is_symlink():
                         # Rare: judged exactly by resolve(); a symlinked folder makes the walk incomplete.
+                        self._links.add(e.path)
                         complete = complete and not e.is_dir()
                     elif e.is_dir(follow_symlinks=False):
                         stack.append(e.path)
@@ -160,7 +180,7 @@ class MediaIndex:
             if e.is_symlink():
                 target = os.path.realpath(e.path)
                 if not within(target, self._real_root):
-                    self._refused[e.path] = "a link to a file outside the release (refused)"
+                    self._refused[e.path] = f"escapes the release (symbolic link to {target}); refused"
                     continue
                 if not os.path.isfile(target):
                     self._refused[e.path] = "a link to something that is not a regular file"

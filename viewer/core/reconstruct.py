@@ -229,8 +229,8 @@ def reconstruct(release, map_size: Callable[[int], tuple[int, int] | None] | Non
     column = np.asarray(release.column)
     truth = np.asarray(release.truth, float)
     # Local variants (core/settings_table.py) ask from other views under suffixed uids: global questions only.
-    in_table1 = getattr(release, "in_table1", None)
-    linking = np.flatnonzero(np.isin(column, _VIEW_COLS + GP) & (True if in_table1 is None else in_table1))
+    in_leaderboard = getattr(release, "in_leaderboard", None)
+    linking = np.flatnonzero(np.isin(column, _VIEW_COLS + GP) & (True if in_leaderboard is None else in_leaderboard))
     parts = split_uids([release.uids[i] for i in linking])
     scene_num = parts.scene
     col = column[linking]

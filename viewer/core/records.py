@@ -1,11 +1,7 @@
-"""Typed records decoded straight from JSON Lines by msgspec (textio.stream_json_lines).
+"""The prediction record decoded straight from JSON Lines by msgspec (textio.stream_json_lines).
 
-Imported lazily by the loaders: msgspec is needed to read a file, never to
-import the core. Fields other than the ones named are dropped at decoding
-(a release's own records: each benchmark's package, e.g. benchmarks/gst/records.py), and an absent field
-reads as None, exactly as `dict.get` did. Only `uid` and `task` are typed
-(str): a record whose other fields have unexpected types still decodes, and
-the loader judges them as before.
+Imported lazily by the readers: msgspec is needed to read a file, never to import the core. A
+release's own records are typed in its benchmark's package (its loader decodes them the same way).
 """
 from __future__ import annotations
 

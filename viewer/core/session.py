@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Callable
 
 from .answers import STRICT, check_profile
-from .benchmarks.vsi.predictions import merge_scene_responses
 from .diagnostics import Diagnostics, UserError
 from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
 from .predictions import PredictionSet, load_predictions
@@ -37,7 +36,29 @@ class Session:
 
     def add_predictions(self, path: str | Path) -> list[ModelResult]:
         """Load, score and add one prediction file; UserError if unreadable."""
-        return [self.add_prediction_set(s) for s in load_predictions(path)]
+        return [self.add_prediction_set(s) for s in self.release.benchmark.merge_predictions(load_predictions(path))]
+
+    def read_prediction_files(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None
+                              ) -> tuple[list[PredictionSet], list[str]]:
+        """The files' prediction sets, merged as the release's benchmark merges them (one model's answers
+        split over files become one set), and the message of each file that could not be read."""
+        sets: list[PredictionSet] = []
+        errors: list[str] = []
+        for k, p in enumerate(paths):
+            try:
+                sets += load_predictions(p)
+            except UserError as e:
+                errors.append(str(e))
+            if progress:
+                progress(k + 1, len(paths))
+        return self.release.benchmark.merge_predictions(sets), errors
+
+    def score_prediction_files(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None
+                               ) -> tuple[list[ModelResult], list[str]]:
+        """`read_prediction_files`, each set scored under the session's profile with its parse cache, but not
+        added: the window scores on a worker thread and adds the results (`add_result`) on its own."""
+        sets, errors = self.read_prediction_files(paths, progress)
+        return [evaluate(self.release, s, self.parse_cache, self.profile) for s in sets], errors
 
     def add_prediction_set(self, s: PredictionSet) -> ModelResult:
         s.model = self._unique_name(s.model)
@@ -88,21 +109,16 @@ def open_session(release_path: str | Path, prediction_paths: list[str | Path] = 
                  benchmark: str | None = None, scoring_variant: str | None = None) -> Session:
     """Release plus predictions read under `profile`; an unreadable prediction file is reported, not fatal.
 
-    `benchmark` forces the release's benchmark ("gst", "vsi"); `scoring_variant` scores with one
+    `benchmark` forces the release's benchmark (a registered name); `scoring_variant` scores with one
     of its known deviations (core/benchmarks).
     """
     release = load_release(release_path, benchmark)
     release.benchmark = release.benchmark.with_variant(scoring_variant)
     session = Session(release, profile=profile)
     session.diagnostics.extend(release.diagnostics)
-    sets: list[PredictionSet] = []
-    for k, p in enumerate(prediction_paths):
-        try:
-            sets += load_predictions(p)
-        except UserError as e:
-            session.diagnostics.error(str(e), code="prediction.unreadable")
-        if progress:
-            progress(k + 1, len(prediction_paths))
-    for s in merge_scene_responses(sets):
+    sets, errors = session.read_prediction_files(list(prediction_paths), progress)
+    for e in errors:
+        session.diagnostics.error(e, code="prediction.unreadable")
+    for s in sets:
         session.add_prediction_set(s)
     return session

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .benchmarks.gst.columns import COLUMNS
 from .diagnostics import Diagnostics
 
 SETTINGS = ("global", "local_video", "local_image")
@@ -28,9 +27,13 @@ LOCAL = (LOCAL_VIDEO, LOCAL_IMAGE)
 GLOBAL_CODE, UNKNOWN_SETTING = 0, -1
 TITLES = {GLOBAL: "Global", LOCAL_VIDEO: "Local-Video", LOCAL_IMAGE: "Local-Image"}
 SHORT = {GLOBAL: "G", LOCAL_VIDEO: "LV", LOCAL_IMAGE: "LI"}
-# Table 2's columns: the object-localisation tasks, the only ones with a target to bring into view.
-OBJECT_KEYS = tuple(c.key for c in COLUMNS if c.has_target)
-_COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
+
+
+def object_keys(benchmark) -> tuple[str, ...]:
+    """Table 2's columns, in column order: the tasks with a target, the only ones with a target to bring
+    into view."""
+    return tuple(c.key for c in benchmark.columns if c.has_target)
+
 
 # Verdict thresholds, in Table-2 points (0-100, averaged over the object columns).
 GAIN = 10.0    # Local-Image − Global at least this: the model does better once the target is in view
@@ -56,13 +59,14 @@ def setting_of(rec) -> dict:
     return {"setting": setting, "base_uid": base}
 
 
-def link_variants(records: list, where: list, index: dict[str, int], column: np.ndarray,
+def link_variants(records: list, where: list, index: dict[str, int], column: np.ndarray, columns,
                   diags: Diagnostics) -> tuple[np.ndarray, np.ndarray]:
     """Per question its setting code (index in SETTINGS, -1 unknown) and the row of its global question.
 
     A global question is its own base. A variant whose base is unknown or not global, whose task has no
     target or differs from its base's, or which shares its setting and base with another variant, is
-    reported and gets base -1: it stays out of Table 2, and (not being global) out of Table 1.
+    reported and gets base -1: it stays out of Table 2, and (not being global) out of the leaderboard
+    (`Release.in_leaderboard`).
     """
     n = len(records)
     code = np.zeros(n, np.int8)
@@ -91,7 +95,7 @@ def link_variants(records: list, where: list, index: dict[str, int], column: np.
             continue
         base[i] = -1
         c = int(column[i])
-        if c < 0 or not COLUMNS[c].has_target:
+        if c < 0 or not columns[c].has_target:
             report("setting.no_target", i, f"a {s['setting']} variant of a task without a target")
             continue
         b = index.get(s["base_uid"]) if s["base_uid"] else None
@@ -177,14 +181,15 @@ def _delta(a: float | None, b: float | None) -> float | None:
 def model_row(release, score: np.ndarray, rows: dict[str, np.ndarray] | None = None) -> SettingsRow:
     rows = setting_rows(release) if rows is None else rows
     settings = {}
+    keys = object_keys(release.benchmark)
     for s in SETTINGS:
         cols = {}
-        for key in OBJECT_KEYS:
-            cols[key] = _mean(score, rows[s][release.column[rows[s]] == _COLUMN_INDEX[key]])
+        for key in keys:
+            cols[key] = _mean(score, rows[s][release.column[rows[s]] == release.benchmark.keys.index(key)])
         n = int(np.sum(~np.isnan(score[rows[s]]))) if len(rows[s]) else 0
         settings[s] = {"columns": cols, "avg": _avg(cols.values()), "count": n}
     deltas = {s: {"columns": {k: _delta(settings[s]["columns"][k], settings[GLOBAL]["columns"][k])
-                              for k in OBJECT_KEYS},
+                              for k in keys},
                   "avg": _delta(settings[s]["avg"], settings[GLOBAL]["avg"])} for s in (LOCAL_IMAGE, LOCAL_VIDEO)}
     verdict, reason = verdict_of(settings[GLOBAL]["avg"], settings[LOCAL_VIDEO]["avg"], settings[LOCAL_IMAGE]["avg"])
     return SettingsRow(settings, deltas, verdict, reason)

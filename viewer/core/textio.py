@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .diagnostics import Diagnostics, UserError
+from .media import LFS_PROBLEM, is_lfs_pointer
 
 # A release's question file at training-set size is ~200 MB; anything beyond
 # this is almost certainly the wrong file (a video, a dump) and would stall us.
@@ -32,6 +33,8 @@ def read_text(path: Path, diags: Diagnostics) -> str:
         data = path.read_bytes()
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
+    if is_lfs_pointer(data[:64]):
+        raise UserError(f"{path}: {LFS_PROBLEM}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -196,6 +199,8 @@ def stream_json_lines(path: Path, diags: Diagnostics, types: tuple = ()) -> Iter
                 raise UserError(f"{path}: cannot read ({e.strerror or e})") from None
             if first:
                 block, first = block.removeprefix(_BOM), False
+                if is_lfs_pointer(block[:64]):
+                    raise UserError(f"{path}: {LFS_PROBLEM}")
             if block:
                 cut = block.rfind(b"\n") + 1
                 if cut == 0:                     # one line longer than a chunk: read on

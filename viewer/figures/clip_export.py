@@ -4,12 +4,11 @@ Frames follow `viewer.core.storyboard.plan_clip` (a title card, the video
 time-lapsed to fit but slowed and held where the target is best seen, then
 the question's viewpoint, the answers, the truth), each painted by
 `StoryPainter` and written by `viewer.render.clip_writer` (H.264 through
-PyAV, GIF through Pillow). Progress is reported per frame; a cancelled export
-leaves no partial file behind.
+PyAV, GIF through Pillow). Progress is reported per frame; a cancelled or failed export
+leaves no partial file behind, and the file it would have replaced as it was.
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +75,6 @@ def export_clip(subject: Subject, out: Path, seconds: float = 10.0, fps: float =
         return qimage_to_rgb(painter.image(size, stage, k, theme, time_text, target_box))
 
     writer = open_clip_writer(out, fps, size)
-    done = False
     try:
         for i, f in enumerate(plan):
             if cancelled is not None and cancelled():
@@ -84,14 +82,10 @@ def export_clip(subject: Subject, out: Path, seconds: float = 10.0, fps: float =
             writer.write(render(f.stage, f.video_frame, f.target_box))
             if progress is not None:
                 progress(i + 1, len(plan))
-        done = True
-    finally:
-        writer.close()
-        if not done:
-            try:
-                os.remove(writer.path)
-            except OSError:
-                pass
+    except BaseException:
+        writer.discard()
+        raise
+    writer.close()
     return ClipResult(writer.path, writer.codec, writer.note, writer.frames, size,
                       sum(1 for f in plan if f.target_box))
 

@@ -23,6 +23,7 @@ from typing import Callable
 from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
 from PyQt6.QtGui import QImage, QPainter
 
+from ..core.atomic import atomic_write_bytes
 from ..core.diagnostics import UserError
 from ..core.executors import Executor
 from ..core.scene.model import link_question
@@ -106,7 +107,8 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
     picks = pick_examples(release, link, [session.results[m].score for m in shown])
     chosen = [(k, c) for k, c in picks.items() if c is not None]
     if not chosen:
-        raise UserError(f"{release.root}: no question of the 12 GST-Bench tasks to show")
+        bench = release.benchmark
+        raise UserError(f"{release.root}: no question of the {len(bench.columns)} {bench.title} tasks to show")
     keys = [k for k, _ in chosen]
 
     def check_cancelled() -> None:
@@ -136,7 +138,7 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
     _write(grid, png_bytes(grid_image([(k, images[k].tile_image()) for k in keys], theme, session)))
     index = {key: {"uid": release.uids[c.qi], "score": round(c.score, 3), "caveats": c.reasons}
              for key, c in chosen}
-    (out_dir / "gallery.json").write_text(json.dumps(index, indent=2) + "\n")
+    _write(out_dir / "gallery.json", (json.dumps(index, indent=2) + "\n").encode("utf-8"))
     if progress is not None:
         progress(len(chosen) + 1, len(chosen) + 1)
     return GalleryResult(slides, grid, {k: (release.uids[c.qi] if c else None) for k, c in picks.items()})
@@ -193,15 +195,16 @@ def png_bytes(image: QImage) -> bytes:
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Atomically: a failed or interrupted gallery leaves no half-written file."""
     try:
-        path.write_bytes(data)
+        atomic_write_bytes(path, data)
     except OSError as e:
         raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
 
 
 def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) -> QImage:
     """Tiles in Table-1 column order, GRID_COLUMNS across, under a one-line header."""
-    order = {k: i for i, k in enumerate(session.release.benchmark.column_keys)}
+    order = {k: i for i, k in enumerate(session.release.benchmark.keys)}
     tiles = sorted(tiles, key=lambda t: order.get(t[0], 99))
     tw, th_ = TILE_SIZE
     gap = 16
@@ -216,9 +219,9 @@ def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) 
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     models = ", ".join(r.model for r in session.results) or "no predictions"
-    n_all = len(session.release.benchmark.column_keys)
+    n_all = len(session.release.benchmark.keys)
     which = f"each of the {n_all} tasks" if len(tiles) == n_all else f"{len(tiles)} of the {n_all} tasks"
-    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), f"GST-Bench: one question of {which}, "
+    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), f"{session.release.benchmark.title}: one question of {which}, "
               f"with the ground truth and each model's answer and score ({models})",
               _header_font(theme),
               theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)

@@ -121,7 +121,7 @@ class StoryPainter:
 
     def legend(self, stage: str, frame: int | None) -> list[LegendEntry]:
         s = self.s
-        layers = layers_at(s.story.key, s.story.kind, stage, frame)
+        layers = layers_at(s.story.question.column, stage, frame)
         entries = []
         if stage in (ANSWER, TRUTH):
             entries = answer_legend(s.story, truth=stage == TRUTH, scores=stage == TRUTH)
@@ -156,7 +156,7 @@ class StoryPainter:
 
         if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
             paint_map(p, right, s.map_q, s.media.overlay, t,
-                      layers_at(s.story.key, s.story.kind, stage, frame), s.media.map_note, mask=rect)
+                      layers_at(s.story.question.column, stage, frame), s.media.map_note, mask=rect)
         paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
         draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
                   STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,

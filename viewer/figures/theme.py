@@ -1,7 +1,7 @@
 """Looks of figures: paper (light, print), and talk (dark or light, large type, thick strokes).
 
 Colours of the truth, the models, the viewpoint and the target, and the models'
-marker shapes, come from `viewer.core.palette` (through `viewer.ui.style`), the one
+marker shapes, come from `viewer.core.model_palette` (through `viewer.ui.style`), the one
 table the window takes them from too, so a model looks the same in the inspector,
 every figure, every clip and every slide.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from PyQt6.QtGui import QColor, QFont
 
-from ..core.palette import MODEL_SHAPES, model_shape  # noqa: F401  (re-exported: figures name them here)
+from ..core.model_palette import MODEL_SHAPES, model_shape  # noqa: F401  (re-exported: figures name them here)
 from ..ui import style
 
 FONT_FAMILY = "DejaVu Sans"          # installed with the app's system deps; Qt falls back otherwise

@@ -41,11 +41,19 @@ def check_writable(path: Path) -> Path:
 
 
 class ClipWriter:
-    """`write(rgb)` frames of `size`; `close()`; `path`, `codec` and `note` say what was written."""
+    """`write(rgb)` frames of `size`; `close()`; `path`, `codec` and `note` say what was written.
 
-    def __init__(self, path: Path, codec: str, note: str, sink, close: Callable[[], None]):
+    With a `staging` file the frames go there and `close()` renames it over `path` (over the file a
+    symbolic link `path` names), so `path` is never half a clip; `discard()` stops and removes what was
+    written (a clip at `path` before stays).
+    """
+
+    def __init__(self, path: Path, codec: str, note: str, sink, close: Callable[[], None],
+                 staging: Path | None = None, abandon: Callable[[], None] | None = None):
         self.path, self.codec, self.note = path, codec, note
         self._sink, self._close = sink, close
+        self._abandon = abandon or close       # what discard() runs: stop without finishing the clip
+        self.staging = staging
         self.frames = 0
 
     def write(self, rgb: np.ndarray) -> None:
@@ -53,7 +61,26 @@ class ClipWriter:
         self.frames += 1
 
     def close(self) -> None:
-        self._close()
+        try:
+            self._close()
+            if self.staging is not None:
+                os.replace(self.staging, os.path.realpath(self.path))
+        except BaseException:
+            self._remove_staging()
+            raise
+
+    def discard(self) -> None:
+        try:
+            self._abandon()
+        except Exception:           # a clip that is being thrown away: its last frames do not matter
+            pass
+        self._remove_staging()
+
+    def _remove_staging(self) -> None:
+        try:
+            os.remove(self.staging if self.staging is not None else self.path)
+        except OSError:
+            pass
 
 
 # ------------------------------------------------------------------ PyAV
@@ -91,17 +118,19 @@ def open_av_writer(path: Path, fps: float, size: tuple[int, int], codec: str = "
             container.close()
 
     note = f"size padded to {ew}x{eh} (H.264 needs even sides)" if (ew, eh) != (w, h) else ""
-    return ClipWriter(path, "h264" if codec == "libx264" else codec, note, sink, close)
+    return ClipWriter(path, "h264" if codec == "libx264" else codec, note, sink, close, abandon=container.close)
 
 
 # ---------------------------------------------------------------- Pillow
 class GifWriter:
-    """Frames kept as palette images (a quarter of RGB's memory) and written by Pillow at close."""
+    """Frames kept as palette images (a quarter of RGB's memory) and written by Pillow at close, to `path`
+    (messages name `shown`, the file the user asked for)."""
 
-    def __init__(self, path: Path, fps: float):
+    def __init__(self, path: Path, fps: float, shown: Path | None = None):
         from PIL import Image
         self._Image = Image
         self.path = path
+        self.shown = shown or path
         self.duration_ms = max(20, int(round(1000 / fps)))   # browsers slow anything shorter to 100 ms
         self._frames: list = []
 
@@ -118,19 +147,33 @@ class GifWriter:
             first.save(self.path, format="GIF", save_all=True, append_images=rest, duration=self.duration_ms,
                        loop=0, optimize=True, disposal=1)
         except OSError as e:
-            raise UserError(f"{self.path}: cannot write ({e.strerror or e})") from None
+            raise UserError(f"{self.shown}: cannot write ({e.strerror or e})") from None
+        self._frames = []
+
+    def abandon(self) -> None:
         self._frames = []
 
 
+def staging_path(path: Path) -> Path:
+    """Where a clip for `path` is written until it is complete: a hidden file beside it, with its suffix
+    (PyAV picks the container by it)."""
+    return path.with_name(f".{path.stem}.partial{path.suffix}")
+
+
 def open_clip_writer(path: Path, fps: float, size: tuple[int, int]) -> ClipWriter:
-    """A writer for `path`: .mp4 (H.264) or .avi (Motion-JPEG) through PyAV; .gif through Pillow."""
+    """A writer for `path`: .mp4 (H.264) or .avi (Motion-JPEG) through PyAV; .gif through Pillow.
+
+    The frames go to `staging_path(path)` until `close()` (ClipWriter): a clip stopped half-way, by
+    `discard()` or a failure, leaves no file and keeps the one that was there.
+    """
     path = check_writable(path)
+    staging = staging_path(Path(os.path.realpath(path)))    # beside the file a link names: the link stays
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise UserError(f"{path}: unknown clip format {suffix or '(none)'}; use .mp4 or .gif (or .avi)")
     if suffix == ".gif":
-        gif = GifWriter(path, fps)
-        return ClipWriter(path, "gif", "", gif.write, gif.close)
+        gif = GifWriter(staging, fps, shown=path)
+        return ClipWriter(path, "gif", "", gif.write, gif.close, staging, abandon=gif.abandon)
     av = import_av()
     if av is None:
         raise UserError(f"{path}: writing {suffix} needs PyAV, a dependency of gst-viewer (pip install av); "
@@ -139,8 +182,9 @@ def open_clip_writer(path: Path, fps: float, size: tuple[int, int]) -> ClipWrite
     if codec == "libx264" and "libx264" not in av.codecs_available:
         codec, note = "mpeg4", "this PyAV build has no H.264 encoder (libx264): wrote MPEG-4 Part 2"
     try:
-        writer = open_av_writer(path, fps, size, codec)
+        writer = open_av_writer(staging, fps, size, codec)
     except av.FFmpegError as e:
         raise UserError(f"{path}: cannot write ({e})") from None
+    writer.path, writer.staging = path, staging
     writer.note = "; ".join(n for n in (note, writer.note) if n)
     return writer

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.media import LFS_PROBLEM, lfs_pointer_file
+
 
 def _as_rgb(image) -> np.ndarray:
     from PIL import ImageOps
@@ -36,6 +38,8 @@ def read_rgb(path: str | os.PathLike) -> np.ndarray:
     except FileNotFoundError:
         raise OSError(f"{path}: file not found") from None
     except (UnidentifiedImageError, ValueError, SyntaxError, OSError) as e:
+        if lfs_pointer_file(path):
+            raise OSError(f"{path}: {LFS_PROBLEM}") from None
         raise OSError(f"{path}: not a readable image ({e})") from None
 
 

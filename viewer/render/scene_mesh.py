@@ -17,7 +17,7 @@ import numpy as np
 from viewer.core.diagnostics import UserError
 from viewer.core.geometry import quaternion_to_matrix
 
-from . import palette
+from . import scene_colors
 
 # Beyond this many triangles a scene is refused: building its ray-casting BVH would hold the
 # process for minutes, deaf to Ctrl-C. Raise it with GST_VIEWER_MAX_TRIANGLES for a big machine.
@@ -52,7 +52,7 @@ class SceneMesh:
         self.triangle_instance = np.ascontiguousarray(self.triangle_instance, np.int32).reshape(-1)
         self.instance_colors = np.ascontiguousarray(self.instance_colors, np.uint8).reshape(-1, 3)
         if not self.instance_categories:
-            self.instance_categories = [palette.category_of(i) for i in self.instance_ids]
+            self.instance_categories = [scene_colors.category_of(i) for i in self.instance_ids]
         if len(self.triangle_instance) != len(self.triangles):
             raise ValueError("triangle_instance must have one entry per triangle")
         if len(self.instance_colors) != len(self.instance_ids):
@@ -66,7 +66,7 @@ class SceneMesh:
     @property
     def instance_kinds(self) -> list[str | None]:
         """Per instance: "wall", "floor", "ceiling" or None (an object)."""
-        return [palette.structure_kind(c) for c in self.instance_categories]
+        return [scene_colors.structure_kind(c) for c in self.instance_categories]
 
     def kind_mask(self, *kinds: str) -> np.ndarray:
         """(I,) bool: instances whose structure kind is one of `kinds`."""
@@ -99,8 +99,8 @@ Part = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 def _from_parts(parts: Mapping[str, list[Part]], semantics: Mapping[str, str] | None) -> SceneMesh:
     ids = list(parts)
     semantics = semantics or {}
-    categories = [(semantics.get(i) or palette.category_of(i)) for i in ids]
-    inst_colors = palette.instance_colors(ids, dict(semantics))
+    categories = [(semantics.get(i) or scene_colors.category_of(i)) for i in ids]
+    inst_colors = scene_colors.instance_colors(ids, dict(semantics))
     verts, tris, owner, colors = [], [], [], []
     offset = 0
     for index, iid in enumerate(ids):
@@ -233,6 +233,6 @@ def boxes_mesh(boxes: Mapping[str, Any], semantics: Mapping[str, str] | None = N
         triangles=tris.reshape(-1, 3),
         triangle_instance=np.repeat(np.arange(n, dtype=np.int32), 12),
         instance_ids=ids,
-        instance_colors=palette.instance_colors(ids, dict(semantics)),
-        instance_categories=[(semantics.get(i) or palette.category_of(i)) for i in ids],
+        instance_colors=scene_colors.instance_colors(ids, dict(semantics)),
+        instance_categories=[(semantics.get(i) or scene_colors.category_of(i)) for i in ids],
     )

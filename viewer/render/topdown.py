@@ -24,7 +24,7 @@ import numpy as np
 
 from viewer.core.geometry import pixel_to_world
 
-from . import palette
+from . import scene_colors
 from .raycast import Raycaster, edge_mask
 from .scene_mesh import SceneMesh
 
@@ -141,7 +141,7 @@ def _photo(scene_mesh: SceneMesh, caster: Raycaster, W, width: int, height: int,
     instance = caster.instance_of(prim)
     table = caster.triangle_color_table(color_by).copy()
     walls = caster.mesh.kind_mask("wall")[caster.mesh.triangle_instance]
-    table[:-1][walls] = palette.WALL_TOP_COLOR
+    table[:-1][walls] = scene_colors.WALL_TOP_COLOR
     color = table[prim].reshape(height, width, 3) * shade[..., None]
     color[~seen.reshape(height, width)] = PHOTO_BACKGROUND
     edges = edge_mask(instance.reshape(height, width), hit["t_hit"].reshape(height, width))
@@ -197,7 +197,7 @@ def _floorplan(scene_mesh: SceneMesh, W, width: int, height: int, wall: np.ndarr
         hit = only_floors.cast(_vertical_rays(W, width, height, floor_z + 1.0, -1.0))
         inst = only_floors.instance_of(hit["primitive_ids"]).reshape(height, width)
         room_of = [rooms.get(i, i) for i in scene_mesh.instance_ids]
-        tint = palette.room_tints(room_of[k] for k in np.flatnonzero(floors))
+        tint = scene_colors.room_tints(room_of[k] for k in np.flatnonzero(floors))
         tints = np.array([tint.get(r, FLOORPLAN_PAPER) for r in room_of] + [FLOORPLAN_PAPER], np.uint8)
         image[:] = tints[inst]
     image[wall] = FLOORPLAN_WALL

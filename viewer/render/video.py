@@ -15,6 +15,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..core.media import LFS_PROBLEM, lfs_pointer_file
+
 
 def import_av():
     """`av` (PyAV), or None when it is not installed."""
@@ -70,6 +72,8 @@ class AvVideoReader(_FrameCache):
     def __init__(self, path: str, cache_frames: int = 48):
         if not path or not os.path.isfile(path):
             raise VideoError(f"{path}: file not found")
+        if lfs_pointer_file(path):
+            raise VideoError(f"{path}: {LFS_PROBLEM}")
         av = import_av()
         self.path = path
         super().__init__(cache_frames)

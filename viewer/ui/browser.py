@@ -9,7 +9,7 @@ lists the questions it leaves, publishes them in display order as `order`,
 selects `question` and sets it when the user picks a row. A question shown
 that the filters hide clears them. The selected model's answer, error and
 score come right after the truth; the uid column shows the uid's
-distinguishing tail (`core.uid.uid_tail`), the full uid in its tooltip and
+distinguishing tail (`Benchmark.short_uid`), the full uid in its tooltip and
 the context menu's Copy uid. The sort is the state's `sort`.
 """
 from __future__ import annotations
@@ -34,8 +34,6 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core import browse
-from ..core.benchmarks import GST
-from ..core.benchmarks.gst.uid import uid_tail
 from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
 from ..core.state import InspectorState
@@ -134,8 +132,7 @@ class QuestionTableModel(QAbstractTableModel):
             if key == "row":
                 return str(i + 1)
             if key == "uid":
-                q = rel.questions[i]
-                return uid_tail(q.uid, q.target)
+                return rel.benchmark.short_uid(rel.questions[i])
             if key == "scene":
                 return rel.questions[i].scene
             if key == "column":
@@ -296,7 +293,7 @@ class BrowserPanel(QWidget):
             box.clear()
         self.column_box.addItem("All columns", None)
         present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
-        for i, c in enumerate(self.session.release.benchmark.columns if self.session else GST.columns):
+        for i, c in enumerate(self.session.release.benchmark.columns if self.session else ()):
             if i in present:
                 self.column_box.addItem(f"{c.key} — {c.title}", i)
         self.scene_box.addItem("All scenes", None)

@@ -8,7 +8,6 @@ from PyQt6.QtGui import QAction, QBrush, QColor, QFont
 from PyQt6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ..core.answers import STATUS_TEXT
-from ..core.benchmarks import GST
 from ..core.evaluate import ProfileComparison, average
 from ..core.session import Session
 from ..core.state import InspectorState
@@ -42,7 +41,12 @@ class LeaderboardPanel(QTableWidget):
 
     def set_session(self, session: Session | None) -> None:
         self.clear()
-        self._bench = bench = session.release.benchmark if session is not None else GST
+        self._bench = None if session is None else session.release.benchmark
+        if session is None:              # no release: no benchmark, so no columns yet
+            self.setColumnCount(0)
+            self.setRowCount(0)
+            return
+        bench = self._bench
         COLUMN_KEYS = bench.table_keys
         cols = [bench.label(k) for k in COLUMN_KEYS] + [AVG]
         self.setColumnCount(len(cols))
@@ -52,9 +56,6 @@ class LeaderboardPanel(QTableWidget):
             tip = (f"{c.title}\n{c.task}" if key not in bench.groups
                    else f"{key}\nmean of {', '.join(bench.groups[key])}")
             self.horizontalHeaderItem(k).setToolTip(tip)
-        if session is None:
-            self.setRowCount(0)
-            return
         board = session.leaderboard()["models"]
         refs = {"Random (uniform)": session.random_row()}
         names = list(board) + list(refs)
@@ -128,9 +129,9 @@ class LeaderboardPanel(QTableWidget):
         return item
 
     def _clicked(self, row: int, col: int) -> None:
-        if row >= self._n_models:
+        bench = getattr(self, "_bench", None)
+        if row >= self._n_models or bench is None:
             return
-        bench = getattr(self, "_bench", GST)
         key = None if col >= len(bench.table_keys) else bench.table_keys[col]
         self.state.filter = replace(self.state.filter, columns=None if key is None else frozenset(bench.members(key)),
                                     model=row)

@@ -47,22 +47,6 @@ PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
 RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
 
 
-def _load_predictions(release, paths: list[str], progress=None):
-    """On a pool thread: read and score prediction files; errors are returned, not raised."""
-    from ..core.benchmarks.vsi.predictions import merge_scene_responses
-    from ..core.evaluate import evaluate
-    from ..core.predictions import load_predictions
-    sets, errors = [], []
-    for k, p in enumerate(paths):
-        try:
-            sets += load_predictions(p)
-        except UserError as e:
-            errors.append(str(e))
-        if progress:
-            progress(k + 1, len(paths))
-    return [evaluate(release, s) for s in merge_scene_responses(sets)], errors
-
-
 class MainWindow(QMainWindow):
     sessionLoaded = pyqtSignal()
     loadFailed = pyqtSignal(str)
@@ -352,7 +336,8 @@ class MainWindow(QMainWindow):
         if self.session is None:
             self.show_status("open a release before adding predictions")
             return
-        self.jobs.submit(_load_predictions, self.session.release, [str(p) for p in paths], scope="session",
+        # Read, merged and scored by the session (its profile, its parse cache), off the GUI thread.
+        self.jobs.submit(self.session.score_prediction_files, [str(p) for p in paths], scope="session",
                          label="scoring predictions", with_progress=True, done=self._predictions_loaded,
                          failed=lambda msg: self.show_status(f"predictions: {msg}"))
 

@@ -87,7 +87,7 @@ def marker(x: float, y: float, shape: str, size: float, brush: QColor, outline: 
         path = _star(r)
     elif shape == "square":
         path.addRect(QRectF(-r, -r, size, size))
-    elif shape in ("triangle", "diamond"):       # the models' second channel (core.palette.MODEL_SHAPES)
+    elif shape in ("triangle", "diamond"):       # the models' second channel (core.model_palette.MODEL_SHAPES)
         pts = [(0, -r), (r, r * 0.8), (-r, r * 0.8)] if shape == "triangle" else [(0, -r), (r, 0), (0, r), (-r, 0)]
         path.addPolygon(QPolygonF([QPointF(x_, y_) for x_, y_ in pts]))
         path.closeSubpath()

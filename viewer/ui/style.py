@@ -3,20 +3,20 @@ from __future__ import annotations
 
 from PyQt6.QtGui import QColor
 
-from ..core import palette
+from ..core import model_palette
 
 # Ground truth is always this green, the current view this blue, the target this red; models take
-# `core.palette` in load order (colour-blind safe, never one of these three), with a marker shape each.
-TRUTH = QColor(palette.TRUTH)
+# `core.model_palette` in load order (colour-blind safe, never one of these three), with a marker shape each.
+TRUTH = QColor(model_palette.TRUTH)
 TRUTH_HEX = TRUTH.name()
-VIEWPOINT = QColor(palette.VIEWPOINT)
-TARGET = QColor(palette.TARGET)
+VIEWPOINT = QColor(model_palette.VIEWPOINT)
+TARGET = QColor(model_palette.TARGET)
 MUTED = QColor(120, 120, 120)
-model_shape = palette.model_shape
+model_shape = model_palette.model_shape
 
 
 def model_color(index: int) -> QColor:
-    return QColor(palette.model_color(index))
+    return QColor(model_palette.model_color(index))
 
 
 def score_color(score: float) -> QColor:

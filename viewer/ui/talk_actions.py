@@ -1,19 +1,18 @@
 """The window's talk actions: Export figure…, Export clip…, Build task gallery…, Presentation mode (F5).
 
 They work on the state's question with its visible models (the colours are
-the window's). Exports paint on the GUI thread behind a cancellable
-progress dialog; the work itself is in `viewer.figures`. The window puts
-the actions in its menus.
+the window's). Every export runs through one `ExportProgress`
+(ui/export_progress.py): its dialog, Cancel and error box; the work itself is
+in `viewer.figures`. The window puts the actions in its menus.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from PyQt6.QtCore import QObject, Qt, pyqtSignal
+from PyQt6.QtCore import QObject, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import (
-    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -21,15 +20,13 @@ from PyQt6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QMessageBox,
-    QProgressDialog,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.diagnostics import UserError
 from ..core.state import InspectorState
+from .export_progress import ExportProgress
 
 FIGURE_FILTER = "PNG image (*.png);;SVG vector (*.svg);;PDF vector (*.pdf)"
 CLIP_FILTER = "MP4 video (*.mp4);;GIF animation (*.gif)"
@@ -110,6 +107,8 @@ class TalkActions(QObject):
         super().__init__(window)
         self.state, self.assets, self.window = state, assets, window
         self.presentation = None
+        self.exports = ExportProgress(window)
+        self.exports.message.connect(self.message)
         self.figure_action = self._action("Export figure…", self.choose_figure, "Ctrl+E")
         self.clip_action = self._action("Export clip…", self.choose_clip, "Ctrl+Shift+E")
         self.gallery_action = self._action("Build task gallery…", self.choose_gallery)
@@ -158,16 +157,6 @@ class TalkActions(QObject):
         uid = self.state.uid or "figure"
         return str(self._save_folder() / f"{uid[:80]}{suffix}")
 
-    def _fail(self, message: str) -> None:
-        self.message.emit(message)
-        QMessageBox.warning(self.window, "gst-viewer", message)
-
-    def _progress(self, title: str, total: int) -> QProgressDialog:
-        dlg = QProgressDialog(title, "Cancel", 0, total, self.window)
-        dlg.setWindowModality(Qt.WindowModality.WindowModal)
-        dlg.setMinimumDuration(300)
-        return dlg
-
     # ------------------------------------------------------------- figure
     def choose_figure(self) -> None:
         opts = FigureOptions(self.window)
@@ -182,15 +171,14 @@ class TalkActions(QObject):
         subject = self._subject(frames=layout == "panel")
         if subject is None:
             return False
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            written = export_figure(subject, layout, Path(path), scale, camera)
-        except UserError as e:
-            self._fail(str(e))
-            return False
+        try:            # one step, no progress to report: a wait cursor, and the error if it fails
+            written = self.exports.run("Writing the figure…", None,
+                                       lambda progress, cancelled: export_figure(subject, layout, Path(path),
+                                                                                 scale, camera), "figure")
         finally:
-            QApplication.restoreOverrideCursor()
             subject.close()
+        if written is None:
+            return False
         self.message.emit(f"figure written: {written}")
         return True
 
@@ -212,29 +200,20 @@ class TalkActions(QObject):
     def export_clip(self, path: str, seconds: float = 10.0, fps: float = 15.0, size=None,
                     models: list[int] | None = None, theme: str = "dark") -> bool:
         """`models`: the models the clip compares (default: the visible ones)."""
-        from ..figures.clip_export import ExportCancelled, export_clip
+        from ..figures.clip_export import export_clip
         from ..figures.theme import THEMES
         subject = self._subject(models=models)
         if subject is None:
             return False
-        dlg = self._progress("Writing the clip…", int(round(seconds * fps)))
-
-        def progress(done: int, total: int) -> None:
-            dlg.setMaximum(total)
-            dlg.setValue(done)
-            QApplication.processEvents()
         try:
-            result = export_clip(subject, Path(path), seconds, fps, size, THEMES[theme], progress=progress,
-                                 cancelled=dlg.wasCanceled)
-        except ExportCancelled:
-            self.message.emit("clip export cancelled; nothing written")
-            return False
-        except UserError as e:
-            self._fail(str(e))
-            return False
+            result = self.exports.run(
+                "Writing the clip…", int(round(seconds * fps)),
+                lambda progress, cancelled: export_clip(subject, Path(path), seconds, fps, size, THEMES[theme],
+                                                        progress=progress, cancelled=cancelled), "clip export")
         finally:
-            dlg.close()
             subject.close()
+        if result is None:
+            return False
         note = f" ({result.note})" if result.note else ""
         self.message.emit(f"clip written: {result.path}, {result.frames} frames, {result.codec}{note}")
         return True
@@ -247,28 +226,17 @@ class TalkActions(QObject):
             self.build_gallery(folder)
 
     def build_gallery(self, folder: str) -> bool:
-        from ..figures.clip_export import ExportCancelled
         from ..figures.gallery import build_gallery
         session = self.state.session
         if session is None:
             self.message.emit("open a release first")
             return False
-        dlg = self._progress("Building the task gallery…", 13)
-
-        def progress(done: int, total: int) -> None:
-            dlg.setMaximum(total)
-            dlg.setValue(done)
-            QApplication.processEvents()
-        try:
-            result = build_gallery(session, Path(folder), progress=progress, cancelled=dlg.wasCanceled)
-        except ExportCancelled:
-            self.message.emit("gallery cancelled")
+        result = self.exports.run(
+            "Building the task gallery…", len(session.release.benchmark.column_keys) + 1,
+            lambda progress, cancelled: build_gallery(session, Path(folder), progress=progress,
+                                                      cancelled=cancelled), "task gallery")
+        if result is None:
             return False
-        except UserError as e:
-            self._fail(str(e))
-            return False
-        finally:
-            dlg.close()
         self.message.emit(f"task gallery: {len(result.slides)} slides and {result.grid}")
         return True
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..column import MAP_FLOORPLAN, MAP_OCCUPANCY, MAP_PHOTO, TRAJECTORY, AnyOf, Columns
 from ..diagnostics import UserError
 from ..scene.model import Scene, link_question, load_scene
 from . import choice_measures as measures
@@ -37,10 +38,10 @@ from .registry import Check
 from .types import Tally
 
 LETTERS = "ABCDEFGH"
-TOPDOWN_LEVELS = {"TDS_E": "photo", "TDS_M": "occupancy", "TDS_H": "floorplan"}
-TRAJECTORY_KEYS = frozenset({"Traj"})
-CHOICE_KEYS = frozenset(TOPDOWN_LEVELS) | TRAJECTORY_KEYS
-MAP_KEYS = ("Pos", "GP_v", "GP_s")        # questions that show the scene's map
+# What a choice question's option images show (Column.option_images) -> the map level they are judged at.
+TOPDOWN_LEVELS = {MAP_PHOTO: "photo", MAP_OCCUPANCY: "occupancy", MAP_FLOORPLAN: "floorplan"}
+CHOICE_COLUMNS = AnyOf(tuple(Columns(option_images=shows) for shows in (*TOPDOWN_LEVELS, TRAJECTORY)))
+MAP_COLUMNS = Columns(kind="point", on_map=True)        # questions that show the scene's map
 # Ambiguous: the runner-up is this close to the best. Similarities are
 # correlations (a clean demo scores its true map 0.97-0.99 and the nearest
 # mirrored copy at most 0.83); path distances are map pixels, and a path
@@ -178,16 +179,16 @@ class _Judge:
     def all(self) -> dict[str, ChoiceJudgement | str]:
         out: dict[str, ChoiceJudgement | str] = {}
         for q in self.questions:
-            key = q.column.key if q.column else None
-            if key not in CHOICE_KEYS:
+            if not CHOICE_COLUMNS.matches(q.column):
                 continue
             try:
-                out[q.uid] = self.judge(q, key)
+                out[q.uid] = self.judge(q, q.column.option_images)
             except Skip as e:
                 out[q.uid] = str(e)
         return out
 
-    def judge(self, q, key: str) -> ChoiceJudgement:
+    def judge(self, q, shows: str) -> ChoiceJudgement:
+        """Judge a choice question whose option images show `shows` (Column.option_images)."""
         if not q.truth.ok:
             raise Skip("the stored answer is not a valid option letter")
         if self.images is None:
@@ -202,9 +203,9 @@ class _Judge:
         if len(sizes) > 1:
             shown = ", ".join(f"{w}x{h}" for h, w in sorted(sizes))
             raise Skip(f"the options differ in size ({shown})")
-        if key in TRAJECTORY_KEYS:
+        if shows == TRAJECTORY:
             return self.trajectory(q, sizes.pop(), truth)
-        return self.topdown(q, TOPDOWN_LEVELS[key], truth)
+        return self.topdown(q, TOPDOWN_LEVELS[shows], truth)
 
     # ------------------------------------------------------------ inputs
     def picture(self, ref, letter: str) -> np.ndarray:
@@ -332,7 +333,7 @@ class _Judge:
         if self._release_maps is None:
             found: dict[str, dict[str, str | None]] = {}
             for q in self.questions:
-                if q.column is None or q.column.key not in MAP_KEYS:
+                if not MAP_COLUMNS.matches(q.column):
                     continue
                 im = q.role_image("map")
                 if im is None or im.path is None or not im.exists or im.path in found.get(q.scene, {}):

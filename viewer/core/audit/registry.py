@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..diagnostics import UserError
 
 if TYPE_CHECKING:
+    from ..column import AnyOf, Columns
     from .auditors import ReleaseAuditor, SceneAuditor
     from .types import Finding
 
@@ -28,8 +29,9 @@ SEVERITIES = ("error", "warning", "info")
 class Check:
     """One audit check: what it is, what it needs, and how it runs.
 
-    `columns` are the Table-1 columns it applies to. A check implements one
-    or more run functions:
+    `columns` describe the columns it applies to (`core.column.Columns`: by answer kind and what
+    the column links, never by a benchmark's keys), so it selects the matching columns of any benchmark.
+    A check implements one or more run functions:
 
     - `check_question(auditor, q, g)`: when it needs SCENE, for each question
       of its columns whose scene has metadata (`g` links the question to it),
@@ -53,7 +55,7 @@ class Check:
     id: str
     severity: str                 # the usual severity; a finding may soften it
     title: str                    # for the summary table
-    columns: frozenset[str]       # Table-1 columns it applies to
+    columns: Columns | AnyOf      # the columns it applies to, described
     needs: frozenset[str] = frozenset()
     per_question: bool = True
 

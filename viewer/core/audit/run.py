@@ -105,8 +105,11 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
 
 
 def applies_to(check: Check, benchmark) -> bool:
-    """Whether a check judges questions of this benchmark: some of its columns are the benchmark's."""
-    return bool(check.columns & frozenset(benchmark.column_keys))
+    """Whether a check judges questions of this benchmark: the benchmark takes it (Benchmark.audit_checks)
+    and some of its columns match the check's."""
+    if benchmark.audit_checks is not None and check.id not in benchmark.audit_checks:
+        return False
+    return any(check.columns.matches(c) for c in benchmark.columns)
 
 
 def not_applicable(check: Check, benchmark) -> str:
@@ -130,8 +133,7 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
     by_question = [c for c in checks if SCENE in c.needs]
     by_scene = [c for c in checks if c.per_scene]
     for q in questions:
-        key = q.column.key if q.column else None
-        applicable = [c for c in by_question if key in c.columns]
+        applicable = [c for c in by_question if c.columns.matches(q.column)]
         if not applicable:
             continue
         if scene is None:
@@ -147,7 +149,7 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
                 continue
             c.check_question(auditor, q, g)
     for c in by_scene:
-        mine = [q for q in questions if q.column is not None and q.column.key in c.columns]
+        mine = [q for q in questions if c.columns.matches(q.column)]
         if mine:
             c.check_scene(auditor, mine)
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []

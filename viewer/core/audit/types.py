@@ -1,21 +1,24 @@
-"""What the audit produces: findings, per-check tallies and reports; and the column sets checks apply to."""
+"""What the audit produces: findings, per-check tallies and reports; and the column sets checks apply to.
+
+The column sets describe columns by what they are (`core.column.Columns`), so a check selects the
+matching columns of whatever benchmark the release is.
+"""
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..benchmarks.gst.columns import COLUMN_KEYS, column_keys
-from .registry import CHECKS
+from ..column import ANY_COLUMN, Columns
 
-ANGLE_KEYS = column_keys("angle")
-DISTANCE_KEYS = column_keys("distance")
-POINT_KEYS = column_keys("point")
-OBJECT_KEYS = column_keys(has_target=True)
-VIEW_TARGET_KEYS = column_keys(has_target=True, has_view=True)
-VIEW_KEYS = column_keys(has_view=True)
-SEMANTIC_KEYS = column_keys(has_target=True, semantic=True)
-ALL_KEYS = frozenset(COLUMN_KEYS)
+ANGLE_COLUMNS = Columns(kind="angle")
+DISTANCE_COLUMNS = Columns(kind="distance")
+POINT_COLUMNS = Columns(kind="point")
+OBJECT_COLUMNS = Columns(has_target=True)
+VIEW_TARGET_COLUMNS = Columns(has_target=True, has_view=True)
+VIEW_COLUMNS = Columns(has_view=True)
+SEMANTIC_COLUMNS = Columns(has_target=True, semantic=True)
+ALL_COLUMNS = ANY_COLUMN
 
 
 @dataclass
@@ -39,8 +42,7 @@ class Finding:
 class Tally:
     """Per check: flagged, passed and skipped counts, and why things were skipped."""
 
-    def __init__(self, checks: Iterable[str] | None = None):
-        checks = CHECKS.ids() if checks is None else checks
+    def __init__(self, checks: Iterable[str]):
         self.counts = {c: Counter() for c in checks}
         self.skip_reasons = {c: Counter() for c in checks}
 

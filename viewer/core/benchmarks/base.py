@@ -6,6 +6,13 @@ leaderboard columns are those columns, except that a `group` averages several
 of them into one (VSI-Bench's three direction sub-types). A `ScoringVariant`
 reproduces a known deviation from the benchmark's own rule by swapping answer
 kinds and, optionally, averaging the grouped sub-columns into the overall.
+
+It also reads its own files: `detect(root)` says whether a path holds its
+release and `load(root)` reads it (the registry, benchmarks/registry.py, tries
+each benchmark's `detect` in order); `prediction_formats` are its own
+prediction readers (core/predictions: registered with the benchmark), and
+`merge_predictions` joins sets that are one model's answers split over files.
+Each of these does nothing by default.
 """
 from __future__ import annotations
 
@@ -13,10 +20,11 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
-from ..column import UNKNOWN_COLUMN, Column
+from ..column import UNKNOWN_COLUMN, Column, Columns
 from ..diagnostics import UserError
 
 
@@ -61,17 +69,28 @@ class Benchmark:
     # Questions whose ground truth cannot be read: left out of the means (GST) or scored 0, as
     # upstream does when it cannot read a number (VSI).
     invalid_truth_scores_zero: bool = False
+    # The audit checks (by id) that judge this benchmark's questions; None: every check whose columns
+    # match some of its columns (core/audit/run.applies_to).
+    audit_checks: frozenset[str] | None = None
+    # Its own prediction formats (core/predictions.PredictionFormat), registered with the benchmark.
+    prediction_formats: tuple = ()
 
     # ------------------------------------------------------------ columns
     @cached_property
-    def column_keys(self) -> tuple[str, ...]:
+    def keys(self) -> tuple[str, ...]:
+        """Every column's key, in column order."""
         return tuple(c.key for c in self.columns)
+
+    def column_keys(self, kind: str | None = None, **properties) -> frozenset[str]:
+        """Keys of the columns of an answer kind and with the given properties (`core.column.Columns`),
+        e.g. `column_keys("angle", has_view=True)`."""
+        return Columns(kind=kind, **properties).keys(self.columns)
 
     @cached_property
     def _by_task(self) -> dict[str, int]:
         out = {c.task.lower(): i for i, c in enumerate(self.columns)}
         for alias, key in self.task_aliases.items():
-            out[alias.lower()] = self.column_keys.index(key)
+            out[alias.lower()] = self.keys.index(key)
         return out
 
     def column_index(self, task) -> int:
@@ -94,7 +113,7 @@ class Benchmark:
     def table_keys(self) -> tuple[str, ...]:
         """The leaderboard's columns: each column, a group in place of its first member."""
         member_of = {m: g for g, ms in self.groups.items() for m in ms}
-        return tuple(dict.fromkeys(member_of.get(k, k) for k in self.column_keys))
+        return tuple(dict.fromkeys(member_of.get(k, k) for k in self.keys))
 
     def label(self, key: str) -> str:
         return self.labels.get(key, key)
@@ -102,7 +121,7 @@ class Benchmark:
     def members(self, key: str) -> tuple[int, ...]:
         """Column indices a leaderboard column covers."""
         keys = self.groups.get(key, (key,))
-        return tuple(self.column_keys.index(k) for k in keys)
+        return tuple(self.keys.index(k) for k in keys)
 
     def table(self, per_column: dict[str, float | None]) -> tuple[dict, dict]:
         """Leaderboard columns and sub-columns from per-column means (None = no questions).
@@ -126,6 +145,14 @@ class Benchmark:
             vals += [v for v in sub.values() if v is not None]
         return float(np.mean(vals)) if vals else None
 
+    def short_uid(self, question) -> str:
+        """The part of a question's uid that tells it from its neighbours in a list (the browser's uid
+        column): by default the uid without its scene's name in front."""
+        uid, scene = question.uid, question.scene
+        if scene and uid.startswith(scene) and len(uid) > len(scene):
+            return uid[len(scene):].lstrip("_") or uid
+        return uid
+
     def scale(self, question) -> Scale | None:
         """What a numeric question's answer measures and its unit; None: as its answer kind labels it."""
         return None
@@ -147,7 +174,33 @@ class Benchmark:
                      for c in self.columns)
         return dataclasses.replace(self, columns=cols, variant=found)
 
+    # ------------------------------------------------------------ its files
+    def detect(self, root: Path) -> bool:
+        """Whether `root` (a folder, or one of its files) holds this benchmark's release; cheap: names and
+        the first bytes, never the whole release. Default: never."""
+        return False
+
+    def names_a_release(self, path: Path) -> bool:
+        """Whether a command-line path is, by its names alone, one of this benchmark's releases, so that a
+        swapped argument (a release given as predictions) is said before anything loads. Default: a folder
+        that `detect` recognises (a file may be a prediction file with the same fields)."""
+        return path.is_dir() and self.detect(path)
+
+    def load(self, root: Path):
+        """The release at `root` (core/release.Release, `benchmark=self`); UserError when nothing can be read."""
+        raise UserError(f"{root}: {self.title} has no release loader")
+
+    def owns_record(self, record) -> bool:
+        """Whether a question record that another benchmark's loader cannot read is one of this benchmark's
+        (that loader then refuses the release as mixed, core/release.refuse_mixed). Default: no."""
+        return False
+
     # ------------------------------------------------------------ predictions
     def prepare_predictions(self, release, preds):
         """Predictions keyed as this benchmark's files key them, re-keyed by uid (default: as they are)."""
         return preds
+
+    def merge_predictions(self, sets: list) -> list:
+        """The prediction sets of a session, with those that are one model's answers split over several
+        files made one (default: as they are)."""
+        return sets

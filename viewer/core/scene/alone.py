@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmarks.registry import DEFAULT
 from ..diagnostics import Diagnostics, UserError
-from ..media import MediaIndex
-from ..release import QuestionList, Release
+from ..release import Release
 from ..session import Session
 from .model import SCENE_FILE, QuestionGeometry, Scene
 from .sources import MeshFile
@@ -51,8 +51,9 @@ def scene_session(folder: str | Path) -> Session:
         raise UserError(f"{source.folder}: no {SCENE_FILE} in this folder")
     root = source.folder
     n = 0
-    release = Release(root, QuestionList([], [], [], MediaIndex(str(root))), Diagnostics(), "scene", {}, [], [],
-                      np.zeros(n, np.int16), np.zeros((n, 2)), np.zeros(n, np.int16), [])
+    # No question says whose scene it is: the benchmark any unrecognised release is read as.
+    release = Release(root, [], Diagnostics(), "scene", {}, [], [],
+                      np.zeros(n, np.int16), np.zeros((n, 2)), np.zeros(n, np.int16), [], DEFAULT)
     return Session(release, scene_sources=[source])
 
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..benchmarks.gst.columns import column_keys
 from ..diagnostics import Diagnostics
 from ..geometry import quaternion_to_matrix
 
@@ -28,9 +27,6 @@ if TYPE_CHECKING:
 
 SCENES_FOLDER = "scenes"
 SCENE_FILE = "scene.json"
-# Tasks whose answer is placed on a top-down map.
-_MAP_KEYS = column_keys(on_map=True)
-_VIEW_KEYS = column_keys(has_view=True)
 
 
 MAX_IMAGE_SIDE = 16384      # pixels; larger intrinsics are refused when read
@@ -193,7 +189,7 @@ class QuestionGeometry:
 def link_question(question, scene: Scene | None) -> QuestionGeometry:
     """The scene objects a question names (via meta or uid), and what is missing."""
     column = question.column
-    key = column.key if column else None
+    on_map = column is not None and column.on_map        # the answer is placed on a top-down map
     if scene is None:
         return QuestionGeometry(None, None, None, None, None,
                                 [f"no scenes/{question.scene}/scene.json in the release"])
@@ -215,7 +211,7 @@ def link_question(question, scene: Scene | None) -> QuestionGeometry:
         viewpoint = scene.viewpoints.get(question.viewpoint)
         if viewpoint is None:
             problems.append(_absent(scene, "viewpoint", question.viewpoint, where))
-    elif key in _VIEW_KEYS:
+    elif column is not None and column.has_view:
         problems.append("the question names no viewpoint (neither meta nor uid)")
 
     target = None
@@ -235,9 +231,9 @@ def link_question(question, scene: Scene | None) -> QuestionGeometry:
             problems.append(f"top-down map {question.topdown!r} is not in {where}")
     elif scene.topdown:
         topdown = next(iter(scene.topdown.values()))
-    elif key in _MAP_KEYS:
+    elif on_map:
         problems.append(f"{where} has no top-down map")
-    if topdown is not None and topdown.world_to_pixel is None and key in _MAP_KEYS:
+    if topdown is not None and topdown.world_to_pixel is None and on_map:
         problems.append(f"top-down map {topdown.name!r} has no world_to_pixel; "
                         "points cannot be placed on it")
     return QuestionGeometry(scene, video, viewpoint, target, topdown, problems)

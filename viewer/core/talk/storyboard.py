@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..benchmarks.gst.columns import column_keys
-from ..kinds import AnswerKind
+from ..column import Column, Columns
 
 QUESTION, VIDEO, ANSWER, TRUTH = "question", "video", "answer", "truth"
 TITLE = "title"                                      # a clip's title card: the task and the models
@@ -23,7 +22,7 @@ STAGE_TITLES = {TITLE: "", QUESTION: "The question", VIDEO: "The exploration vid
                 ANSWER: "The models' answers", TRUTH: "The ground truth"}
 
 # Tasks whose answer is where the current view stands / looks.
-_SELF_KEYS = column_keys(has_view=True, has_target=False)
+_SELF_TASKS = Columns(has_view=True, has_target=False)
 
 
 @dataclass(frozen=True)
@@ -47,12 +46,12 @@ class Layers:
 EVERYTHING = Layers()
 
 
-def layers_at(key: str | None, kind: AnswerKind | None, stage: str,
-              frame: int | None = None) -> Layers:
+def layers_at(column: Column | None, stage: str, frame: int | None = None) -> Layers:
     """What may be shown at `stage` without giving the answer away before TRUTH."""
     if stage not in TALK_STAGES:
         raise ValueError(f"unknown stage {stage!r}; expected one of {TALK_STAGES}")
-    self_task = key in _SELF_KEYS
+    self_task = _SELF_TASKS.matches(column)
+    kind = column.kind if column is not None else None
     # The target's box gives away every object task's answer; the viewpoint Pos/Ori's.
     viewpoint = stage == TRUTH or (not self_task and stage in (QUESTION, ANSWER))
     target = stage == TRUTH

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, Check
-from ..types import SEMANTIC_KEYS
+from ..types import SEMANTIC_COLUMNS
 
 
 class AmbiguousSemanticTarget(Check):
@@ -28,5 +28,5 @@ class AmbiguousSemanticTarget(Check):
 
 
 AMBIGUOUS_SEMANTIC_TARGET = AmbiguousSemanticTarget("ambiguous_semantic_target", "error",
-                                                    "semantic category has several instances", SEMANTIC_KEYS,
+                                                    "semantic category has several instances", SEMANTIC_COLUMNS,
                                                     frozenset({SCENE}))

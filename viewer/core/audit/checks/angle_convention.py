@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import geometry as geo
+from ...column import EGOCENTRIC, MAP_HEADING
 from ...scene.model import QuestionGeometry
 from ..auditors import ReleaseAuditor, SceneAuditor
 from ..registry import SCENE, Check
-from ..types import ANGLE_KEYS, Finding, Tally
+from ..types import ANGLE_COLUMNS, Finding, Tally
 from .ground_truth import ANGLE_TOLERANCE, DIRECTION_MISMATCH
 
 TOLERANCE = ANGLE_TOLERANCE      # degrees, as gt_direction_mismatch
@@ -29,6 +30,9 @@ INVESTIGATE_SHARE = 0.2          # ... and their share of the family's questions
 EXPLAIN_SHARE = 0.6              # an alternative must explain this share to be named
 FAMILIES = {"ED": "egocentric direction", "Ori": "orientation (heading on the map)"}
 SPEC_ZERO = {"ED": "forward", "Ori": "map_up"}
+# An angle column's family by how it is measured (Column.frame); the names are the ones docs/audit.md
+# documents in a finding's details.
+FAMILY_OF_FRAME = {EGOCENTRIC: "ED", MAP_HEADING: "Ori"}
 ZERO_TEXT = {"forward": "0 = the viewing direction", "map_up": "0 = map up", "world_x": "0 = the world +x axis"}
 
 
@@ -41,7 +45,7 @@ class AngleEvidence:
     base: dict[tuple[str, str], float]           # (camera, zero) -> counter-clockwise degrees
 
 
-def angle_evidence(q, key: str, g, stored: float) -> AngleEvidence:
+def angle_evidence(q, g, stored: float) -> AngleEvidence:
     """The angle under each camera reading and zero direction, for one question with geometry."""
     pose = g.viewpoint.pose
     # Reading a pose in the other camera convention negates camera y and z,
@@ -49,13 +53,13 @@ def angle_evidence(q, key: str, g, stored: float) -> AngleEvidence:
     poses = {"declared": pose, "swapped": geo.opengl_to_opencv(pose)}
     W = g.topdown.world_to_pixel if g.topdown is not None else None
     base: dict[tuple[str, str], float] = {}
-    if key == "Ori":
+    if q.column.frame == MAP_HEADING:
         for cam, p in poses.items():
             if W is not None:
                 base[(cam, "map_up")] = float(geo.map_heading(p, W))
             f = geo.forward_on_ground(p)
             base[(cam, "world_x")] = float(np.degrees(np.arctan2(f[1], f[0])))
-        return AngleEvidence(q.uid, q.scene, "Ori", stored, base)
+        return AngleEvidence(q.uid, q.scene, FAMILY_OF_FRAME[MAP_HEADING], stored, base)
     target = g.target.bbox.center
     for cam, p in poses.items():
         base[(cam, "forward")] = float(geo.egocentric_direction(p, target))
@@ -64,7 +68,7 @@ def angle_evidence(q, key: str, g, stored: float) -> AngleEvidence:
     if W is not None:
         d = to_target @ np.asarray(W, float)[:, :2].T      # the direction as drawn on the map
         base[("declared", "map_up")] = float(np.degrees(np.arctan2(-d[0], -d[1])))
-    return AngleEvidence(q.uid, q.scene, "ED", stored, base)
+    return AngleEvidence(q.uid, q.scene, FAMILY_OF_FRAME[EGOCENTRIC], stored, base)
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ class StoredAngleConvention(Check):
     def check_question(self, auditor: SceneAuditor, q, g: QuestionGeometry) -> None:
         # The questions gt_direction_mismatch can check: a valid answer and geometry to recompute it.
         if q.truth.ok and auditor.recomputed(q, g).value is not None:
-            auditor.gather(self, angle_evidence(q, q.column.key, g, float(q.truth.value)))
+            auditor.gather(self, angle_evidence(q, g, float(q.truth.value)))
 
     def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
         return detect_stored_convention(audit.evidence(self), audit.findings, audit.tally)
@@ -198,4 +202,4 @@ class StoredAngleConvention(Check):
 
 # Counted once per release (or per scene it names), not per question.
 GT_ANGLE_CONVENTION = StoredAngleConvention("gt_angle_convention", "error", "stored angles follow another convention",
-                                            ANGLE_KEYS, frozenset({SCENE}), per_question=False)
+                                            ANGLE_COLUMNS, frozenset({SCENE}), per_question=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import geometry as geo
+from ...column import Columns
 from ...reconstruct import (
     ANGLE_TOLERANCE,
     DISTANCE_TOLERANCE_M,
@@ -35,7 +36,7 @@ from ...reconstruct import (
 )
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import VIEW_TARGET_KEYS, Finding
+from ..types import VIEW_TARGET_COLUMNS, Finding
 
 ROUNDING_UNITS = 1.5         # normalised units a point may be off by its floor() rounding, both ends together
 SCENE_POINT_UNITS = 3.0      # 3D cross-check: a rebuilt point this far from the scene's is flagged
@@ -170,4 +171,4 @@ class AnswersInconsistent(Check):
 
 ANSWERS_INCONSISTENT = AnswersInconsistent(
     "answers_inconsistent", "error", "a viewpoint's and target's answers disagree",
-    VIEW_TARGET_KEYS | frozenset({"Pos", "Ori", "GP_v", "GP_s"}), per_question=False)
+    VIEW_TARGET_COLUMNS | Columns(on_map=True), per_question=False)

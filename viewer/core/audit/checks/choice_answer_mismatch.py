@@ -9,7 +9,7 @@ options cannot be told apart well enough to call the letter wrong.
 """
 from __future__ import annotations
 
-from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
+from ..choice import CHOICE_COLUMNS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
 from ..registry import IMAGES
 
 
@@ -25,5 +25,5 @@ class ChoiceAnswerMismatch(ChoiceJudgementCheck):
 
 
 CHOICE_ANSWER_MISMATCH = ChoiceAnswerMismatch("choice_answer_mismatch", "error",
-                                              "another option matches the scene or clip best", CHOICE_KEYS,
+                                              "another option matches the scene or clip best", CHOICE_COLUMNS,
                                               needs=frozenset({IMAGES}))

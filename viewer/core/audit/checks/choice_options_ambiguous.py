@@ -6,7 +6,7 @@ trajectories, 4 map pixels or a quarter of the best path's distance.
 """
 from __future__ import annotations
 
-from ..choice import CHOICE_KEYS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
+from ..choice import CHOICE_COLUMNS, LETTERS, ChoiceJudgement, ChoiceJudgementCheck
 from ..registry import IMAGES
 
 
@@ -20,5 +20,5 @@ class ChoiceOptionsAmbiguous(ChoiceJudgementCheck):
 
 
 CHOICE_OPTIONS_AMBIGUOUS = ChoiceOptionsAmbiguous("choice_options_ambiguous", "warning",
-                                                  "the best two options are too close to tell apart", CHOICE_KEYS,
+                                                  "the best two options are too close to tell apart", CHOICE_COLUMNS,
                                                   needs=frozenset({IMAGES}))

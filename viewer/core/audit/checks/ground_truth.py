@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...column import MAP_HEADING
 from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor
 from ..registry import SCENE, Check
-from ..types import ANGLE_KEYS, DISTANCE_KEYS, POINT_KEYS
+from ..types import ANGLE_COLUMNS, DISTANCE_COLUMNS, POINT_COLUMNS
 
 ANGLE_TOLERANCE = 5.0            # degrees
 DISTANCE_TOLERANCE = 0.15        # metres, or DISTANCE_RELATIVE of the distance if larger
@@ -38,7 +39,7 @@ class DirectionMismatch(Check):
         if diff <= ANGLE_TOLERANCE:
             auditor.passed(self)
             return
-        what = "heading on the map" if q.column.key == "Ori" else "direction"
+        what = "heading on the map" if q.column.frame == MAP_HEADING else "direction"
         auditor.flag(self, q, f"stored {what} {stored:g}° but the geometry gives {r.exact:.0f}° ({diff:.0f}° apart)",
                      {"stored": stored, "recomputed": r.exact, "difference_deg": diff,
                       "tolerance_deg": ANGLE_TOLERANCE, "viewpoint": q.viewpoint, "target": q.target})
@@ -71,7 +72,7 @@ class PointMismatch(Check):
         if diff <= POINT_TOLERANCE:
             auditor.passed(self)
             return
-        what = "target's map point" if q.column.key in ("GP_v", "GP_s") else "map position of the current view"
+        what = "target's map point" if q.column.has_target else "map position of the current view"
         auditor.flag(self, q, f"stored {what} ({stored[0]:g}, {stored[1]:g}) but the geometry gives "
                               f"({r.value[0]}, {r.value[1]}) ({diff:.0f} units apart)",
                      {"stored": stored, "recomputed": list(r.value), "distance": diff,
@@ -85,8 +86,8 @@ def wrap_degrees(a: float) -> float:
 
 NEEDS_SCENE = frozenset({SCENE})
 DIRECTION_MISMATCH = DirectionMismatch("gt_direction_mismatch", "error", "stored angle vs geometry > 5 deg",
-                                       ANGLE_KEYS, NEEDS_SCENE)
+                                       ANGLE_COLUMNS, NEEDS_SCENE)
 DISTANCE_MISMATCH = DistanceMismatch("gt_distance_mismatch", "error",
-                                     "stored distance vs geometry > max(0.15 m, 5 %)", DISTANCE_KEYS, NEEDS_SCENE)
+                                     "stored distance vs geometry > max(0.15 m, 5 %)", DISTANCE_COLUMNS, NEEDS_SCENE)
 POINT_MISMATCH = PointMismatch("gt_point_mismatch", "error", "stored map point vs geometry > 15 units",
-                               POINT_KEYS, NEEDS_SCENE)
+                               POINT_COLUMNS, NEEDS_SCENE)

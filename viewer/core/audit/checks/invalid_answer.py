@@ -4,15 +4,17 @@ from __future__ import annotations
 from ...answers import STATUS_TEXT
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import ALL_KEYS, Finding
+from ..types import ALL_COLUMNS, Finding
 
 
 class InvalidAnswer(Check):
     def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
         out = []
+        bench = audit.release.benchmark
+        unknown = f"task is not one of the {len(bench.columns)} {bench.title} tasks"
         for q in audit.release.questions:
             if q.column is None:
-                audit.tally.skip(self.id, "task is not one of the 12 GST-Bench tasks")
+                audit.tally.skip(self.id, unknown)
                 continue
             if q.truth.ok:
                 audit.tally.passed(self.id)
@@ -27,4 +29,4 @@ class InvalidAnswer(Check):
         return out
 
 
-INVALID_ANSWER = InvalidAnswer("invalid_answer", "error", "ground truth does not parse or is out of range", ALL_KEYS)
+INVALID_ANSWER = InvalidAnswer("invalid_answer", "error", "ground truth does not parse or is out of range", ALL_COLUMNS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...settings_table import LOCAL_IMAGE, LOCAL_VIDEO
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import OBJECT_KEYS, Finding
+from ..types import OBJECT_COLUMNS, Finding
 
 
 class LocalVideoInPrompt(Check):
@@ -22,7 +22,7 @@ class LocalVideoInPrompt(Check):
         for i in range(len(release)):
             q = release.questions[i] if release.setting[i] > 0 else None
             if q is None or q.setting not in (LOCAL_IMAGE, LOCAL_VIDEO) or q.column is None \
-                    or q.column.key not in self.columns:
+                    or not self.columns.matches(q.column):
                 continue
             has_video = q.video is not None
             if (q.setting == LOCAL_IMAGE) != has_video:
@@ -40,4 +40,4 @@ class LocalVideoInPrompt(Check):
 
 
 LOCAL_VIDEO_IN_PROMPT = LocalVideoInPrompt("local_video_in_prompt", "error", "Local-Image variant shows the video",
-                                           OBJECT_KEYS, per_question=False)
+                                           OBJECT_COLUMNS, per_question=False)

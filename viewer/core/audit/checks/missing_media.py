@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import os
 
+from ...media import LFS_PROBLEM, is_lfs_pointer
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import ALL_KEYS, Finding
+from ..types import ALL_COLUMNS, Finding
 
 _SIGNATURES = {
     ".png": (b"\x89PNG",), ".jpg": (b"\xff\xd8\xff",), ".jpeg": (b"\xff\xd8\xff",),
@@ -18,11 +19,13 @@ def media_problem(path: str) -> str | None:
     """Why an existing media file cannot be read: empty, unopenable, or not what its name says."""
     try:
         with open(path, "rb") as f:
-            head = f.read(12)
+            head = f.read(64)
     except OSError as e:
         return f"cannot be opened ({e.strerror or e})"
     if not head:
         return "empty file"
+    if is_lfs_pointer(head):
+        return LFS_PROBLEM
     ext = os.path.splitext(path)[1].lower()
     if ext in (".mp4", ".mov", ".m4v"):
         return None if head[4:8] == b"ftyp" else f"not an {ext[1:].upper()} file"
@@ -62,4 +65,4 @@ class MissingMedia(Check):
         return out
 
 
-MISSING_MEDIA = MissingMedia("missing_media", "error", "video or image missing or unreadable", ALL_KEYS)
+MISSING_MEDIA = MissingMedia("missing_media", "error", "video or image missing or unreadable", ALL_COLUMNS)

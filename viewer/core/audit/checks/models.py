@@ -21,7 +21,7 @@ from ...release import Release
 from ...scoring import ANGLE_TOLERANCES, POINT_THRESHOLDS
 from ..auditors import ReleaseAuditor
 from ..registry import Check
-from ..types import ALL_KEYS, Finding, Tally, json_safe
+from ..types import ALL_COLUMNS, Finding, Tally, json_safe
 
 # A model is a witness when its Table-1 average beats chance by this many points.
 COMPETENCE_MARGIN = 10.0
@@ -256,8 +256,8 @@ class ModelAnswerConvention(Check):
 
 
 MODELS_DISAGREE_WITH_GT = ModelsDisagreeWithGt("models_disagree_with_gt", "warning",
-                                               "several models agree on another answer", ALL_KEYS)
+                                               "several models agree on another answer", ALL_COLUMNS)
 # Counted once per model and answer type, not per question.
 MODEL_ANSWER_CONVENTION = ModelAnswerConvention("model_answer_convention", "info",
-                                                "a model's answers follow another convention", ALL_KEYS,
+                                                "a model's answers follow another convention", ALL_COLUMNS,
                                                 per_question=False)

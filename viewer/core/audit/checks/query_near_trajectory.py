@@ -6,7 +6,7 @@ import numpy as np
 from ...scene.model import QuestionGeometry
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, Check
-from ..types import VIEW_KEYS
+from ..types import VIEW_COLUMNS
 
 NEAR_DISTANCE = 0.3              # metres
 NEAR_ANGLE = 30.0                # degrees between the optical axes
@@ -43,5 +43,5 @@ class QueryNearTrajectory(Check):
 
 
 QUERY_NEAR_TRAJECTORY = QueryNearTrajectory("query_near_trajectory", "error",
-                                            "current view within 0.3 m and 30 deg of a video pose", VIEW_KEYS,
+                                            "current view within 0.3 m and 30 deg of a video pose", VIEW_COLUMNS,
                                             frozenset({SCENE}))

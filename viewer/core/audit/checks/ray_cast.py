@@ -12,7 +12,7 @@ from ...scene.model import QuestionGeometry
 from ...settings_table import GLOBAL
 from ..auditors import SceneAuditor, geometry_problem
 from ..registry import SCENE, VISIBILITY, Check
-from ..types import OBJECT_KEYS, VIEW_TARGET_KEYS
+from ..types import OBJECT_COLUMNS, VIEW_TARGET_COLUMNS
 from ..visibility import Visibility
 
 # Share of the query image the target must cover to count as visible: a
@@ -120,7 +120,7 @@ class TargetUnseenInVideo(Check):
 
 NEEDS_RAYS = frozenset({SCENE, VISIBILITY})
 TARGET_VISIBLE_IN_QUERY_VIEW = TargetVisibleInQueryView("target_visible_in_query_view", "error",
-                                                        "target visible from the current view", VIEW_TARGET_KEYS,
+                                                        "target visible from the current view", VIEW_TARGET_COLUMNS,
                                                         NEEDS_RAYS)
 TARGET_UNSEEN_IN_VIDEO = TargetUnseenInVideo("target_unseen_in_video", "error", "target in no frame of the video",
-                                             OBJECT_KEYS, NEEDS_RAYS)
+                                             OBJECT_COLUMNS, NEEDS_RAYS)

@@ -13,7 +13,7 @@ from ...scene.model import QuestionGeometry
 from ...settings_table import LOCAL
 from ..auditors import SceneAuditor
 from ..registry import Check
-from ..types import OBJECT_KEYS
+from ..types import OBJECT_COLUMNS
 from .ray_cast import NEEDS_RAYS, VIEW_MIN_FRACTION, view_caster
 
 
@@ -41,5 +41,5 @@ class TargetVisibleInLocalView(Check):
 
 
 TARGET_VISIBLE_IN_LOCAL_VIEW = TargetVisibleInLocalView(
-    "target_visible_in_local_view", "error", "local variant's target not visible from its view", OBJECT_KEYS,
+    "target_visible_in_local_view", "error", "local variant's target not visible from its view", OBJECT_COLUMNS,
     NEEDS_RAYS, per_question=False)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 import threading
 import weakref
+from pathlib import Path
 
 from ...column import Column
 from ..base import Benchmark, Scale, ScoringVariant
+from .predictions import SCENE_RESPONSES, SceneResponses, merge_scene_responses
 
 DIRECTION = "object_rel_direction"
 NUMERIC_TYPES = ("object_counting", "object_abs_distance", "object_size_estimation", "room_size_estimation")
@@ -86,6 +88,22 @@ def prompt_text(question: str, question_type: str, options: list[str]) -> str:
 
 
 class VsiBenchmark(Benchmark):
+    # Its release reader is imported when used: it needs the release types, which need the benchmarks.
+    def detect(self, root: Path) -> bool:
+        from .release import is_vsi_release
+        return is_vsi_release(root)
+
+    def load(self, root: Path):
+        from .release import load_vsi_release
+        return load_vsi_release(root)
+
+    def owns_record(self, record) -> bool:
+        from .release import owns_record
+        return owns_record(record)
+
+    def merge_predictions(self, sets: list) -> list:
+        return merge_scene_responses(sets)
+
     def scale(self, question) -> Scale | None:
         column = question.column
         if column is None:
@@ -99,7 +117,6 @@ class VsiBenchmark(Benchmark):
         return objects_topdown(found, " ".join(question.texts)) if found is not None else None
 
     def prepare_predictions(self, release, preds):
-        from .predictions import SceneResponses
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
 
 
@@ -127,4 +144,9 @@ VSI = VsiBenchmark(
     prompt_convention="multiple choice: the option's letter first; numbers: the number first (lmms-eval vsibench)",
     variants=(ELEVEN_THRESHOLDS,),
     invalid_truth_scores_zero=True,
+    # The built-in checks judge promises VSI-Bench's questions do not make (scene-linked targets,
+    # viewpoints, maps); even the generic ones are left out so that the audit of a VSI release says
+    # plainly that none applies, rather than passing questions it has nothing to judge in.
+    audit_checks=frozenset(),
+    prediction_formats=(SCENE_RESPONSES,),
 )

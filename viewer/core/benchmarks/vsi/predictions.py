@@ -8,8 +8,9 @@ the answer for both). The model is named by the `*_answer` key (`gemini_answer` 
 `gemini`), else by the file name. Files of one model covering different questions
 (one per scene) merge into one model; answers given twice are reported.
 
-The other VSI-Bench formats (lmms-eval `vsibench` sample logs, JSON Lines with `id` or
-`uid`) are read by core/predictions.py and matched by id.
+The format is registered with the benchmark (`VSI.prediction_formats`). The other VSI-Bench
+formats (lmms-eval `vsibench` sample logs, JSON Lines with `id` or `uid`) are core/predictions'
+generic ones, matched by id.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...predictions import PredictionSet
+from ...diagnostics import Diagnostics
+from ...predictions.formats import Head, PredictionFormat, PredictionSet
 
 ANSWER_SUFFIX = "_answer"
 _SEP = "\x1f"     # between scene and question text in a key; appears in neither
@@ -76,6 +78,14 @@ def is_scene_responses(doc: Any) -> bool:
     return any(isinstance(q, dict) and "question" in q and any(_answer_keys(q)) for q in doc["questions"])
 
 
+def _identify(path: Path, head: Head) -> bool:
+    return is_scene_responses(head.json_document())
+
+
+def _read(path: Path, head: Head, diags: Diagnostics) -> list[PredictionSet]:
+    return scene_response_sets(path, head.document())
+
+
 def scene_response_sets(path: Path, doc: dict) -> list[PredictionSet]:
     sets: dict[str, SceneResponses] = {}
     default_scene = doc.get("scene_name") if isinstance(doc.get("scene_name"), str) else ""
@@ -126,3 +136,7 @@ def _model_from_file(path: Path) -> str:
 
 def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
+
+
+# Above the generic JSON shapes: a per-scene file is a JSON object its `questions` list tells apart.
+SCENE_RESPONSES = PredictionFormat("VSI-Bench per-scene responses", _identify, _read, 40)

@@ -27,8 +27,9 @@ from ...answers import EMPTY, OK, Parsed
 from ...column import UNKNOWN_COLUMN
 from ...diagnostics import Diagnostics, UserError
 from ...media import MediaIndex
-from ...release import Question, Release, natural_key
+from ...release import Question, Release, natural_key, refuse_mixed
 from ...textio import parse_json_document, read_json_lines, read_text
+from ..registry import owner_of
 from .benchmark import VSI, prompt_text
 
 SCENE_FILE_SUFFIX = "_questions.json"
@@ -68,13 +69,9 @@ def _files(root: Path) -> list[Path]:
             + [root / n for n in ("questions.jsonl", "questions.json") if (root / n).is_file()] + scene_files)
 
 
-def refuse_mixed(n_gst: int, gst_at: list, vsi_at: list) -> None:
-    """A release holding both benchmarks' questions cannot be scored as either: say so."""
-    def where(at):
-        return f"{at[0][0]}:{at[0][1]}" if at and at[0][1] and at[0][1] > 0 else (at[0][0] if at else "?")
-    raise UserError(f"this release mixes {n_gst} GST-Bench questions (first at {where(gst_at)}) and "
-                    f"{len(vsi_at)} VSI-Bench questions (first at {where(vsi_at)}); open each benchmark's "
-                    "questions as a release of its own")
+def owns_record(rec) -> bool:
+    """A VSI-Bench question record: it names its `question_type`."""
+    return type(rec) is dict and "question_type" in rec
 
 
 def load_vsi_release(root: Path) -> Release:
@@ -85,15 +82,18 @@ def load_vsi_release(root: Path) -> Release:
     diags = Diagnostics()
     media = MediaIndex(str(root_dir))
     records: list[tuple[dict, str, int | None, str, str | None]] = []   # rec, file, line, json path, video
-    gst_at: list[tuple[str, int | None]] = []
+    foreign: list[tuple[str, int | None]] = []       # records another benchmark says are its own
+    foreign_owner = None
     for f in files:
         for rec, line, path, video in _records(f, diags):
-            if "question_type" not in rec and isinstance(rec.get("task"), str):
-                gst_at.append((str(f), line))
+            owner = owner_of(rec, VSI) if "question_type" not in rec else None
+            if owner is not None:
+                foreign_owner = foreign_owner or owner
+                foreign.append((str(f), line))
                 continue
             records.append((rec, str(f), line, path, video))
-    if gst_at:
-        refuse_mixed(len(gst_at), gst_at, [(r[1], r[2]) for r in records[:1]])
+    if foreign:
+        refuse_mixed(VSI, len(records), [(r[1], r[2]) for r in records[:1]], foreign_owner, len(foreign), foreign)
 
     questions: list[Question] = []
     index: dict[str, int] = {}
@@ -167,7 +167,7 @@ def _question(rec: dict, uid: str, scene: str, col: int, source: str, line: int 
     return Question(uid=uid, task=str(qtype), scene=scene, column_index=col, answer_raw=answer, truth=truth,
                     texts=[prompt_text(text, str(qtype), options)], video=None, images=[], meta=meta,
                     target=None, viewpoint=None, video_id=scene or None, topdown=None, source=source,
-                    line=line, options=options, benchmark=VSI)
+                    line=line, benchmark=VSI, options=options)
 
 
 def _report_truth(uid, answer, truth: Parsed, column, n_options: int, source, line, label, diags) -> None:
@@ -261,4 +261,4 @@ def _parquet_rows(path: Path) -> list[dict]:
         raise UserError(f"{path}: not a readable parquet file ({e})") from None
 
 
-__all__ = ["is_vsi_release", "load_vsi_release", "refuse_mixed"]
+__all__ = ["is_vsi_release", "load_vsi_release", "owns_record"]

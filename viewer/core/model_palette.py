@@ -7,7 +7,7 @@ and shape everywhere. Colours are hex strings: core has no Qt.
 The six colours are picked so that each stays apart from the others and from
 the UI's truth green, current-view blue and target red for people with
 protanopia, deuteranopia or tritanopia as well (`cvd_distance`, checked by
-tests/test_palette.py). Shapes are a second channel: with six colours and four
+tests/test_compare.py). Shapes are a second channel: with six colours and four
 shapes, the first twelve models differ in colour or shape, in grey-scale too.
 """
 from __future__ import annotations

@@ -1,0 +1,185 @@
+"""`gst-viewer score`: prediction files scored against a release, as the leaderboard (the paper's Table 1),
+its settings table when the release has variants, JSON, csv/md/tex, or one line per sample.
+
+    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex] [--json]
+                     [--per-sample FILE.jsonl]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from .cli_args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    add_benchmark_option,
+    check_prediction_args,
+    check_release_arg,
+    print_problems,
+)
+from .core.diagnostics import UserError
+
+DIAGNOSTICS_SHOWN = 30
+
+def cmd_score(argv: list[str]) -> int:
+    """Score prediction files against a release: the paper's Table 1, or JSON."""
+    p = argparse.ArgumentParser(prog="gst-viewer score",
+                                description="Score prediction files against a release, as Table 1 of the paper. "
+                                            "Exit code 1 when a prediction file could not be read or matched "
+                                            "no question (the table is printed for the others).")
+    p.add_argument("release", help="release folder (or its questions file)")
+    p.add_argument("predictions", nargs="*", default=[],
+                   help="prediction files: JSONL, lmms-eval logs, VLMEvalKit TSV/XLSX")
+    p.add_argument("--predictions", "-p", dest="more", nargs="+", action="extend", default=[], metavar="PRED",
+                   help="prediction files, as the other commands take them")
+    p.add_argument("--parser", choices=("strict", "lenient"), default="strict",
+                   help="strict (default): the contract's rules on the final answer; lenient: also what a "
+                        "grader would accept, each rescue with its own status (docs/data-format.md)")
+    p.add_argument("--json", action="store_true", help="print the leaderboard as JSON (docs/score.schema.json)")
+    p.add_argument("--format", choices=("table", "csv", "md", "tex"), default="table",
+                   help="table (default): aligned text; csv, md (Markdown) or tex (a LaTeX booktabs tabular)")
+    p.add_argument("--per-sample", metavar="FILE.jsonl",
+                   help="write one line per (model, question) (docs/per-sample.schema.json)")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
+    add_benchmark_option(p)
+    from .core.benchmarks import BENCHMARKS
+    known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
+    p.add_argument("--scoring-variant", metavar="NAME",
+                   help=f"score with a known deviation from the benchmark's rule ({known})")
+    args = p.parse_args(argv)
+    predictions = args.predictions + args.more
+    if not predictions:
+        p.error("give at least one prediction file")
+    check_release_arg(args.release)
+    check_prediction_args(predictions)
+
+    from .core.session import open_session
+    from .textprogress import ProgressBar
+
+    with ProgressBar("scoring", len(predictions), min_total=4) as bar:
+        session = open_session(args.release, predictions, progress=bar, profile=args.parser,
+                               benchmark=args.benchmark, scoring_variant=args.scoring_variant)
+    failed = _failed_inputs(session)
+    if not session.results:
+        print_problems(session.diagnostics, DIAGNOSTICS_SHOWN)
+        raise UserError("no prediction file could be read")
+    printed: set[str] = set()
+    if not args.quiet:
+        printed = print_problems(session.diagnostics, DIAGNOSTICS_SHOWN)
+
+    if args.per_sample:
+        _write_per_sample(session, Path(args.per_sample))
+    board = session.leaderboard()
+    if args.json:
+        print(json.dumps(board, indent=2, allow_nan=False))
+    elif args.format != "table":
+        from .core.board_export import export_board
+        sys.stdout.write(export_board(args.format, board, session.random_row(), session.release.benchmark))
+    else:
+        print(format_table(board, session.random_row(), session.release.benchmark))
+    for why in failed:
+        if why not in printed:             # each error once: an unreadable file was said with the warnings
+            print(f"gst-viewer: {why}", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _failed_inputs(session) -> list[str]:
+    """Why the run must exit 1: prediction files that could not be read, or matched no question."""
+    out = [d.message for d in session.diagnostics.with_code("prediction.unreadable")]
+    for r in session.results:
+        if r.unknown_uids and not (r.status != "missing").any():
+            out.append(f"{r.source}: none of the {len(r.unknown_uids)} predictions of {r.model!r} "
+                       "matches a question of this release")
+    return out
+
+
+def format_table(board: dict, random_row: dict | None, benchmark) -> str:
+    COLUMN_KEYS = benchmark.table_keys
+    models = board["models"]
+    name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
+    cols = [benchmark.label(k) for k in COLUMN_KEYS] + ["Avg"]
+    widths = [max(len(c), 5) for c in cols]
+
+    def fmt(v):
+        return "-" if v is None else f"{v:.1f}"
+
+    def row(name, values):
+        return "  ".join([name.ljust(name_w)] + [fmt(v).rjust(w) for v, w in zip(values, widths)])
+
+    lines = ["  ".join(["Model".ljust(name_w)] + [c.rjust(w) for c, w in zip(cols, widths)])]
+    lines.append("-" * len(lines[0]))
+    for name, m in models.items():
+        lines.append(row(name, [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]))
+    if random_row is not None:
+        from .core.evaluate import average
+        lines.append("-" * len(lines[0]))
+        lines.append(row("Random (uniform)", [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]))
+    unparsed = {n: m["unparsed"] for n, m in models.items() if m["unparsed"]}
+    if unparsed:
+        lines.append("")
+        lines.append("unparsed answers (scored 0): " + ", ".join(f"{n}: {k}" for n, k in unparsed.items()))
+    if any("settings" in m for m in models.values()):
+        lines += ["", format_settings_table(models)]
+    return "\n".join(lines)
+
+
+def format_settings_table(models: dict) -> str:
+    """Table 2: per model and setting the object columns and Avg, the deltas to Global, and the verdict."""
+    from .core.settings_table import GLOBAL, LOCAL_IMAGE, LOCAL_VIDEO, SETTINGS, SHORT
+    rows = [(name, m) for name, m in models.items() if "settings" in m]
+    name_w = max([len("Model")] + [len(n) for n, _ in rows])
+    keys = list(rows[0][1]["settings"][GLOBAL]["columns"])       # the benchmark's object columns, in order
+    cols = [*keys, "Avg"]
+    widths = [max(len(c), 6) for c in cols]
+
+    def line(name, setting, values, signed=False):
+        cells = ["-" if v is None else (f"{v:+.1f}" if signed else f"{v:.1f}") for v in values]
+        return "  ".join([name.ljust(name_w), setting.ljust(7)] + [c.rjust(w) for c, w in zip(cells, widths)])
+
+    head = "  ".join(["Model".ljust(name_w), "Setting"] + [c.rjust(w) for c, w in zip(cols, widths)])
+    out = ["Table 2: Global (G) vs Local-Video (LV) vs Local-Image (LI), object columns", head, "-" * len(head)]
+    for name, m in rows:
+        for s in SETTINGS:
+            t = m["settings"][s]
+            out.append(line(name, SHORT[s], [t["columns"][k] for k in keys] + [t["avg"]]))
+        for s in (LOCAL_IMAGE, LOCAL_VIDEO):
+            d = m["settings_verdict"]["deltas"][s]
+            out.append(line("", f"{SHORT[s]}-G", [d["columns"][k] for k in keys] + [d["avg"]], signed=True))
+    out += ["", "verdicts (thresholds: docs/data-format.md, Settings):"]
+    out += [f"  {name}: {m['settings_verdict']['reason']}" for name, m in rows]
+    return "\n".join(out)
+
+
+def _write_per_sample(session, path: Path) -> None:
+    """One JSON line per (model, question), typed as docs/per-sample.schema.json says: truth and
+    prediction as their kind writes them in JSON (numbers, [x, y], letters), raw texts beside them."""
+    from .core.answers import is_scored
+    from .core.atomic import atomic_write_text
+    release = session.release
+    out = []
+    for r in session.results:
+        for i, q in enumerate(release.questions):
+            kind = q.kind
+            status = r.status[i]
+            out.append(json.dumps({
+                "model": r.model, "uid": q.uid,
+                "column": q.column.key if q.column else None,
+                "kind": kind.name if kind else None,
+                "ground_truth": kind.json_value(q.truth.value) if kind and q.truth.ok else None,
+                "ground_truth_raw": q.answer_raw,
+                "prediction": kind.json_value(r.parsed(release, i)) if kind and is_scored(status) else None,
+                "prediction_raw": r.raw[i], "status": status, "profile": r.profile,
+                "error": _num(r.error[i]), "score": _num(r.score[i]),
+            }, ensure_ascii=False))
+    try:
+        atomic_write_text(path, "\n".join(out) + "\n")
+    except OSError as e:
+        raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
