@@ -198,23 +198,26 @@ class Bindings:
         """A combo box by its items' data; a value it does not list shows its first item."""
         def show(value):
             box.setCurrentIndex(max(box.findData(value), 0))
-        return self.bind(box, path, changed=getattr(box, signal), read=box.currentData, show=show, **options)
+        options.setdefault("show", show)
+        return self.bind(box, path, changed=getattr(box, signal), read=box.currentData, **options)
 
     def check(self, button, path: str, **options) -> Binding:
         """A check box or checkable button, as a bool."""
-        return self.bind(button, path, changed=button.toggled, read=button.isChecked,
-                         show=lambda v: button.setChecked(bool(v)), **options)
+        options.setdefault("show", lambda v: button.setChecked(bool(v)))
+        return self.bind(button, path, changed=button.toggled, read=button.isChecked, **options)
 
     def value(self, spin, path: str, **options) -> Binding:
         """A spin box (or slider) by its value."""
-        return self.bind(spin, path, changed=spin.valueChanged, read=spin.value, show=spin.setValue, **options)
+        options.setdefault("show", spin.setValue)
+        return self.bind(spin, path, changed=spin.valueChanged, read=spin.value, **options)
 
     def text(self, edit, path: str, **options) -> Binding:
         """A line edit by its text; set only when it differs, so the cursor stays where the user left it."""
         def show(value):
             if edit.text() != value:
                 edit.setText(value)
-        return self.bind(edit, path, changed=edit.textChanged, read=edit.text, show=show, **options)
+        options.setdefault("show", show)
+        return self.bind(edit, path, changed=edit.textChanged, read=edit.text, **options)
 
     def checked_rows(self, items, path: str, **options) -> Binding:
         """A QListWidget's check boxes as the set of the checked rows (members past its last row kept)."""
@@ -226,7 +229,8 @@ class Bindings:
         def show(rows):
             for m in range(items.count()):
                 items.item(m).setCheckState(Qt.CheckState.Checked if m in rows else Qt.CheckState.Unchecked)
-        return self.bind(items, path, changed=items.itemChanged, read=read, show=show, **options)
+        options.setdefault("show", show)
+        return self.bind(items, path, changed=items.itemChanged, read=read, **options)
 
     def current_row(self, view, path: str, *, value_of_row: Callable[[int], object],
                     row_of_value: Callable[[object], int], column: int = 0, **options) -> Binding:
@@ -242,8 +246,8 @@ class Bindings:
                 idx = view.model().index(row, column)
                 view.setCurrentIndex(idx)
                 view.scrollTo(idx, view.ScrollHint.EnsureVisible)
-        return self.bind(view, path, changed=view.selectionModel().currentRowChanged, read=read, show=show,
-                         **options)
+        options.setdefault("show", show)
+        return self.bind(view, path, changed=view.selectionModel().currentRowChanged, read=read, **options)
 
     def value_of(self, path: str):
         field, _, attr = path.partition(".")
