@@ -288,11 +288,13 @@ class BrowserPanel(QWidget):
         self.apply_filter()
 
     def _models_changed(self) -> None:
-        """Predictions were added: new model columns, same filter."""
+        """Predictions were added: new model columns, same filter, same sort (the model's reset drops it)."""
         self.model.set_session(self.session, self.index)
+        self.model.sort_key, self.model.descending = self._state_sort_key(), bool(self.state.sort[1])
         self._fill_boxes()
         self._size_columns()
         self.apply_filter()
+        self._show_sort_indicator()
 
     def _fill_boxes(self) -> None:
         with self.bindings.refilling(self.column_box, self.scene_box, self.model_box):
