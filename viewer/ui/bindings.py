@@ -65,7 +65,6 @@ class Binding:
         if debounce_ms:
             self._timer = QTimer(widget, singleShot=True, interval=debounce_ms)
             self._timer.timeout.connect(self.push)
-        self._changed = changed
         changed.connect(self._widget_changed)
         self._signal = getattr(bindings.state.events, self.field) if show is not None else None
         if self._signal is not None:
