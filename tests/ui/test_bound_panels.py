@@ -114,13 +114,19 @@ def test_browser_and_compare_bar_walk(qtbot, make_inspector, real_samples, predi
     assert state.order.tolist() == b.model.rows.tolist()
     no_late_write(qtbot, ch)
 
-    # The same fields from the state side, as a saved view does: every widget follows, nothing is written back.
-    ch.reset()
+    # The same fields from the state side, by a saved view: every widget follows, nothing is written back.
     saved = BrowseFilter(columns=frozenset({POS}), model=0, model_b=1, status="parsed", text="pos",
                          score_min=0.25, compare="both_wrong", error_min=5.0)
     state.visible_models = frozenset({0})
     state.filter = saved
     state.sort = (("error", 1), False)
+    assert bar.save_view("walk")
+    state.visible_models = frozenset({0, 1})
+    state.filter = BrowseFilter(model=1, model_b=0)
+    state.sort = ("row", False)
+    ch.reset()
+    assert bar.open_view("walk")
+    assert state.filter == saved and state.sort == (("error", 1), False) and state.visible_models == {0}
     assert (ch["filter"], ch["sort"], ch["visible_models"]) == (1, 1, 1)
     browser_shows(b, saved)
     bar_shows(bar, saved)
