@@ -298,17 +298,20 @@ class BrowserPanel(QWidget):
 
     def _fill_boxes(self) -> None:
         with self.bindings.refilling(self.column_box, self.scene_box, self.model_box):
-            self.column_box.addItem("All columns", None)
-            present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
-            for i, c in enumerate(self.session.release.benchmark.columns if self.session else GST.columns):
-                if i in present:
-                    self.column_box.addItem(f"{c.key} — {c.title}", i)
-            self.scene_box.addItem("All scenes", None)
-            for s in (self.index.scene_names if self.index else []):
-                self.scene_box.addItem(s, s)
-            self.model_box.addItem("(no model)", None)
-            for m, r in enumerate(self.session.results if self.session else []):
-                self.model_box.addItem(r.model, m)
+            self._add_box_items()
+
+    def _add_box_items(self) -> None:
+        self.column_box.addItem("All columns", None)
+        present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
+        for i, c in enumerate(self.session.release.benchmark.columns if self.session else GST.columns):
+            if i in present:
+                self.column_box.addItem(f"{c.key} — {c.title}", i)
+        self.scene_box.addItem("All scenes", None)
+        for s in (self.index.scene_names if self.index else []):
+            self.scene_box.addItem(s, s)
+        self.model_box.addItem("(no model)", None)
+        for m, r in enumerate(self.session.results if self.session else []):
+            self.model_box.addItem(r.model, m)
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
