@@ -58,7 +58,7 @@ def test_every_question_shows_in_file_order_sorted_and_filtered(qtbot, toy_windo
     scores = [float(state.session.results[0].score[state.session.release.index[u]]) for u in seen]
     assert scores == sorted(scores) and seen[0] == "t5"                  # the unreadable door first
 
-    state.filter = replace(state.filter, columns=frozenset({toy.TOY.column_keys.index("Door")}))
+    state.filter = replace(state.filter, columns=frozenset({toy.TOY.keys.index("Door")}))
     settle(qtbot, win)
     assert _walk(qtbot, win, state) == ["t5", "t2"]
     state.step(-1)                                                       # back to t5: its kind's status

@@ -1,12 +1,16 @@
 """Audit findings as a filterable list; choosing one emits its sample's uid.
 
 The panel only shows an `AuditReport` (viewer.core.audit); running the audit
-is the window's job (on a worker thread), started by `runRequested`.
+is the window's job (on a worker thread), started by `runRequested`. Which
+findings it lists is its own small state, `FindingsFilter`, bound to the
+check and severity boxes (`ui.bindings`).
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
+from psygnal import evented
 from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QPixmap
 from PyQt6.QtWidgets import (
@@ -24,11 +28,20 @@ from PyQt6.QtWidgets import (
 )
 
 from ..core.audit import CHECKS, AuditReport, Finding
+from .bindings import Bindings
 from .images import array_to_qimage
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_COLORS = {"error": QColor(200, 40, 40), "warning": QColor(190, 120, 0), "info": QColor(60, 110, 180)}
 HEADERS = ("severity", "check", "sample", "what")
+
+
+@evented
+@dataclass
+class FindingsFilter:
+    """The findings listed: of one check and one severity (None: all)."""
+    check: str | None = None
+    severity: str | None = None
 
 
 class FindingsModel(QAbstractTableModel):
@@ -86,9 +99,13 @@ class AuditPanel(QWidget):
             self.severity_box.addItem(s, s)
         self.status = QLabel("not run yet")
         self.status.setWordWrap(True)
+        self.filter = FindingsFilter()
+        self.bindings = Bindings(self.filter)
+        self.bindings.combo(self.check_box, "check")
+        self.bindings.combo(self.severity_box, "severity")
         self._fill_checks({})
-        self.check_box.currentIndexChanged.connect(self._refilter)
-        self.severity_box.currentIndexChanged.connect(self._refilter)
+        self.filter.events.check.connect(self._refilter)
+        self.filter.events.severity.connect(self._refilter)
 
         self.model = FindingsModel(self)
         self.table = QTableView()
@@ -151,8 +168,9 @@ class AuditPanel(QWidget):
         self._refilter()
 
     def set_filter(self, check: str | None = None, severity: str | None = None) -> None:
-        self.check_box.setCurrentIndex(max(0, self.check_box.findData(check)))
-        self.severity_box.setCurrentIndex(max(0, self.severity_box.findData(severity)))
+        """List the findings of `check` and `severity` (None, or one the boxes do not list: all)."""
+        self.filter.check = check if check in CHECKS.ids() else None
+        self.filter.severity = severity if severity in SEVERITIES else None
 
     def show_evidence(self, images: list) -> None:
         """Pictures of the selected finding: (caption, (H, W, 3) uint8 RGB) pairs, or objects with
@@ -204,19 +222,15 @@ class AuditPanel(QWidget):
 
     # ------------------------------------------------------------ internals
     def _fill_checks(self, summary: dict) -> None:
-        current = self.check_box.currentData()
-        self.check_box.blockSignals(True)
-        self.check_box.clear()
-        self.check_box.addItem("all checks", None)
-        for c in CHECKS.ids():
-            n = summary.get(c)
-            label = c if n is None else f"{c}  ({n['flagged']} of {n['checked']}, {n['skipped']} skipped)"
-            self.check_box.addItem(label, c)
-        self.check_box.setCurrentIndex(max(0, self.check_box.findData(current)))
-        self.check_box.blockSignals(False)
+        with self.bindings.refilling(self.check_box):
+            self.check_box.addItem("all checks", None)
+            for c in CHECKS.ids():
+                n = summary.get(c)
+                label = c if n is None else f"{c}  ({n['flagged']} of {n['checked']}, {n['skipped']} skipped)"
+                self.check_box.addItem(label, c)
 
     def _refilter(self) -> None:
-        check, severity = self.check_box.currentData(), self.severity_box.currentData()
+        check, severity = self.filter.check, self.filter.severity
         findings = self.report.findings if self.report else []
         shown = [f for f in findings if (check is None or f.check == check)
                  and (severity is None or f.severity == severity)]

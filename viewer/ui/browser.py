@@ -4,9 +4,10 @@ The table model holds one index array (the visible questions, in display
 order) and formats only the cells Qt asks for, so 200,000 questions scroll
 as smoothly as 20. Filtering and sorting are `viewer.core.browse`.
 
-Bound to the state: the filter widgets show and set `filter`; the table
-lists the questions it leaves, publishes them in display order as `order`,
-selects `question` and sets it when the user picks a row. A question shown
+Bound to the state (`ui.bindings`): each filter widget shows and sets its
+attribute of `filter`; the table lists the questions it leaves, publishes
+them in display order as `order`, selects `question` and sets it when the
+user picks a row. A question shown
 that the filters hide clears them. The selected model's answer, error and
 score come right after the truth; the uid column shows the uid's
 distinguishing tail (`Benchmark.short_uid`), the full uid in its tooltip and
@@ -14,10 +15,8 @@ the context menu's Copy uid. The sort is the state's `sort`.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PyQt6.QtGui import QBrush, QGuiApplication
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +37,7 @@ from ..core.browse import BrowseFilter, BrowseIndex
 from ..core.session import Session
 from ..core.state import InspectorState
 from . import style
+from .bindings import Bindings, signals_blocked
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
@@ -223,7 +223,6 @@ class BrowserPanel(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(False)
         hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
 
         top = QHBoxLayout()
         top.addWidget(self.search, 3)
@@ -244,16 +243,23 @@ class BrowserPanel(QWidget):
         lay.addWidget(self.table)
         self._rows_above_table = 2
 
-        self._debounce = QTimer(self, singleShot=True, interval=150)
-        self._debounce.timeout.connect(self._widgets_changed)
-        self.search.textChanged.connect(lambda _: self._debounce.start())
-        for w in (self.column_box, self.scene_box, self.model_box, self.status_box, self.verdict_box,
-                  self.pattern_box):
-            w.currentIndexChanged.connect(lambda _: self._widgets_changed())
-        for w in (self.score_min, self.score_max):
-            w.valueChanged.connect(lambda _: self._debounce.start())
-        self.model.layoutChanged.connect(self._sorted_by_header)
-        self._filling = False
+        # Typing and spinning write once they pause; a box writes at once.
+        b = self.bindings = Bindings(state)
+        b.text(self.search, "filter.text", debounce_ms=DEBOUNCE_MS)
+        b.combo(self.column_box, "filter.columns", to_widget=_single, from_widget=_one)
+        b.combo(self.scene_box, "filter.scenes", to_widget=_single, from_widget=_one)
+        b.combo(self.model_box, "filter.model")
+        b.combo(self.status_box, "filter.status")
+        b.combo(self.verdict_box, "filter.verdict")
+        b.combo(self.pattern_box, "filter.pattern", from_widget=lambda key: key or "any")
+        b.value(self.score_min, "filter.score_min", debounce_ms=DEBOUNCE_MS)
+        b.value(self.score_max, "filter.score_max", debounce_ms=DEBOUNCE_MS)
+        # A header click sorts the model (Qt calls `sort`); a sort set in the state sorts it here.
+        b.bind(self.table, "sort", changed=self.model.layoutChanged,
+               read=lambda: (self.model.sort_key, self.model.descending), show=self._show_sort,
+               write=self._sorted_by_header)
+        self.selection = b.current_row(self.table, "question", value_of_row=lambda row: int(self.model.rows[row]),
+                                       row_of_value=self._row_of, column=1)
         self._fill_boxes()
 
         state.events.session.connect(self._session_changed)
@@ -261,7 +267,6 @@ class BrowserPanel(QWidget):
         state.events.filter.connect(self._filter_changed)
         state.events.verdicts.connect(self._verdicts_changed)
         state.events.question.connect(self._question_changed)
-        state.events.sort.connect(self._sort_changed)
 
     def add_filter_row(self, widget: QWidget) -> None:
         """Another row of filters (the comparison bar) above the table."""
@@ -280,17 +285,19 @@ class BrowserPanel(QWidget):
         self.apply_filter()
 
     def _models_changed(self) -> None:
-        """Predictions were added: new model columns, same filter."""
+        """Predictions were added: new model columns, same filter, same sort (the model's reset drops it)."""
         self.model.set_session(self.session, self.index)
+        self.model.sort_key, self.model.descending = self._state_sort_key(), bool(self.state.sort[1])
         self._fill_boxes()
         self._size_columns()
         self.apply_filter()
+        self._show_sort_indicator()
 
     def _fill_boxes(self) -> None:
-        self._filling = True
-        for box in (self.column_box, self.scene_box, self.model_box):
-            box.blockSignals(True)
-            box.clear()
+        with self.bindings.refilling(self.column_box, self.scene_box, self.model_box):
+            self._add_box_items()
+
+    def _add_box_items(self) -> None:
         self.column_box.addItem("All columns", None)
         present = set(np.unique(self.session.release.column).tolist()) if self.session else set()
         for i, c in enumerate(self.session.release.benchmark.columns if self.session else ()):
@@ -302,10 +309,6 @@ class BrowserPanel(QWidget):
         self.model_box.addItem("(no model)", None)
         for m, r in enumerate(self.session.results if self.session else []):
             self.model_box.addItem(r.model, m)
-        for box in (self.column_box, self.scene_box, self.model_box):
-            box.blockSignals(False)
-        self._show_filter(self.state.filter)
-        self._filling = False
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
@@ -316,39 +319,7 @@ class BrowserPanel(QWidget):
             self.table.setColumnWidth(col, fm.horizontalAdvance("0" * chars) + 10)
 
     # ------------------------------------------------------------- filters
-    def current_filter(self) -> BrowseFilter:
-        """The filter the widgets show."""
-        col = self.column_box.currentData()
-        scene = self.scene_box.currentData()
-        # Fields without a widget here (comparisons, error ranges) are kept as the state has them.
-        return replace(
-            self.state.filter,
-            columns=None if col is None else frozenset({col}),
-            scenes=None if scene is None else frozenset({scene}),
-            model=self.model_box.currentData(),
-            score_min=self.score_min.value(), score_max=self.score_max.value(),
-            status=self.status_box.currentData(), text=self.search.text(),
-            verdict=self.verdict_box.currentData(), pattern=self.pattern_box.currentData() or "any")
-
-    def _widgets_changed(self) -> None:
-        if not self._filling:
-            self.state.filter = self.current_filter()
-
-    def _show_filter(self, f: BrowseFilter) -> None:
-        """Set the widgets to `f` (a filter of one column and one scene at most, as they can show)."""
-        filling, self._filling = self._filling, True
-        for box, value in ((self.column_box, _single(f.columns)), (self.scene_box, _single(f.scenes)),
-                           (self.model_box, f.model), (self.status_box, f.status), (self.verdict_box, f.verdict),
-                           (self.pattern_box, f.pattern)):
-            box.setCurrentIndex(max(box.findData(value), 0))
-        self.score_min.setValue(f.score_min)
-        self.score_max.setValue(f.score_max)
-        if self.search.text() != f.text:
-            self.search.setText(f.text)
-        self._filling = filling
-
     def _filter_changed(self, f: BrowseFilter) -> None:
-        self._show_filter(f)
         if self.model.first_model != f.model:
             self.model.first_model = f.model
             self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(self.model.columnCount() - 1, 0))
@@ -369,7 +340,7 @@ class BrowserPanel(QWidget):
         self.count_label.setText(f"{n:,} of {total:,}")
         self._publish_order()
         if state.question is not None and self.model.position_of(state.question) >= 0:
-            self.select_question(state.question)
+            self.selection.pull()
         elif n:
             state.question = int(self.model.rows[0])
 
@@ -377,34 +348,35 @@ class BrowserPanel(QWidget):
         self.state.order = self.model.rows
 
     # -------------------------------------------------------------- sorting
-    def _sorted_by_header(self) -> None:
-        """A header click sorted the table: the state's `sort` says so, then the order is published."""
-        self.state.sort = (self.model.sort_key, self.model.descending)
-        self._publish_order()
+    def _sorted_by_header(self, sort: tuple) -> None:
+        """A header click sorted the table: the state's `sort` says so, and the order is published."""
+        self.state.sort = sort
+        self._publish_order()         # also when the sort is the one the state had
 
     def _state_sort_key(self):
         key = self.state.sort[0]
         n = len(self.session.results) if self.session is not None else 0
         return key if isinstance(key, str) or 0 <= key[1] < n else "row"
 
-    def _sort_changed(self, sort: tuple) -> None:
-        if self.session is None or (self.model.sort_key, self.model.descending) == tuple(sort):
+    def _show_sort(self, sort: tuple) -> None:
+        """The state's sort: the table sorted by it, its arrow shown and the order published."""
+        if self.session is None:
             return
-        key = self._state_sort_key()
-        order = Qt.SortOrder.DescendingOrder if sort[1] else Qt.SortOrder.AscendingOrder
-        self.model.sort(self.model.column_of(key), order)
+        if (self.model.sort_key, self.model.descending) != tuple(sort):
+            order = Qt.SortOrder.DescendingOrder if sort[1] else Qt.SortOrder.AscendingOrder
+            self.model.sort(self.model.column_of(self._state_sort_key()), order)
         self._show_sort_indicator()
+        self._publish_order()
 
     def _show_sort_indicator(self) -> None:
         """The header's arrow on the sorted column, which moves when the selected model's columns do."""
         hh = self.table.horizontalHeader()
-        hh.blockSignals(True)
-        if self.model.sort_key == "row" and not self.model.descending:
-            hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        else:
-            order = Qt.SortOrder.DescendingOrder if self.model.descending else Qt.SortOrder.AscendingOrder
-            hh.setSortIndicator(self.model.column_of(self.model.sort_key), order)
-        hh.blockSignals(False)
+        with signals_blocked(hh):             # else the table view would sort again
+            if self.model.sort_key == "row" and not self.model.descending:
+                hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            else:
+                order = Qt.SortOrder.DescendingOrder if self.model.descending else Qt.SortOrder.AscendingOrder
+                hh.setSortIndicator(self.model.column_of(self.model.sort_key), order)
         hh.viewport().update()
 
     # -------------------------------------------------------- context menu
@@ -419,13 +391,14 @@ class BrowserPanel(QWidget):
 
     # ---------------------------------------------------------- selection
     def _question_changed(self, question: int | None) -> None:
-        if question is None or self.session is None:
-            return
-        if self.model.position_of(question) < 0:
-            # Shown from elsewhere (an audit finding, --uid) but filtered out: list everything.
+        """Shown from elsewhere (an audit finding, --uid) but filtered out: list everything (`selection`
+        then selects it)."""
+        if question is not None and self.session is not None and self.model.position_of(question) < 0:
             f = self.state.filter
             self.state.filter = BrowseFilter(model=f.model, model_b=f.model_b)
-        self.select_question(question)
+
+    def _row_of(self, question: int | None) -> int:
+        return -1 if question is None else self.model.position_of(question)
 
     def select_position(self, pos: int) -> None:
         if not 0 <= pos < self.model.rowCount():
@@ -434,18 +407,14 @@ class BrowserPanel(QWidget):
         self.table.setCurrentIndex(idx)
         self.table.scrollTo(idx, QAbstractItemView.ScrollHint.EnsureVisible)
 
-    def select_question(self, question: int) -> bool:
-        pos = self.model.position_of(question)
-        if pos < 0:
-            return False
-        if pos != self.table.currentIndex().row():
-            self.select_position(pos)
-        return True
 
-    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid() and 0 <= current.row() < len(self.model.rows):
-            self.state.question = int(self.model.rows[current.row()])
+
+DEBOUNCE_MS = 150
 
 
 def _single(values: frozenset | None):
     return next(iter(values)) if values is not None and len(values) == 1 else None
+
+
+def _one(value) -> frozenset | None:
+    return None if value is None else frozenset({value})

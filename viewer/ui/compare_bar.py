@@ -28,6 +28,7 @@ from ..core.compare import COMPARISONS, NEEDS_B
 from ..core.diagnostics import UserError
 from ..core.review.views import ViewStore, resolve_view, view_document
 from ..core.state import InspectorState
+from .bindings import KEEP, Bindings
 
 
 class CompareBar(QWidget):
@@ -59,14 +60,16 @@ class CompareBar(QWidget):
         lay.addWidget(self.error_on)
         lay.addWidget(self.error_min, 1)
         lay.addWidget(self.views_button)
-        self._filling = False
-        self.compare_box.currentIndexChanged.connect(lambda _: self._changed())
-        self.b_box.currentIndexChanged.connect(lambda _: self._changed())
-        self.error_on.toggled.connect(lambda _: self._changed())
-        self.error_min.valueChanged.connect(lambda _: self.error_on.isChecked() and self._changed())
+        b = self.bindings = Bindings(state)
+        b.combo(self.compare_box, "filter.compare", write=lambda compare: self._write(compare=compare))
+        b.combo(self.b_box, "filter.model_b", write=lambda model_b: self._write(model_b=model_b))
+        # "error above" is an error range open at the top; a brushed range shows in the plots instead.
+        b.check(self.error_on, "filter", to_widget=_error_above, write=lambda _on: self._write())
+        b.value(self.error_min, "filter", to_widget=lambda f: f.error_min if _error_above(f) else KEEP,
+                write=lambda _value: self.error_on.isChecked() and self._write())
         state.events.session.connect(self._session_changed)
         state.events.models.connect(self._fill_models)
-        state.events.filter.connect(self._show)
+        state.events.filter.connect(self._enable_b)
 
     # ------------------------------------------------------------ binding
     def _session_changed(self) -> None:
@@ -77,39 +80,29 @@ class CompareBar(QWidget):
         self._fill_models()
 
     def _fill_models(self) -> None:
-        self._filling = True
-        self.b_box.clear()
-        self.b_box.addItem("(no model)", None)
-        for m, name in enumerate(self.state.models):
-            self.b_box.addItem(name, m)
-        self._filling = False
-        self._show(self.state.filter)
+        with self.bindings.refilling(self.b_box):
+            self.b_box.addItem("(no model)", None)
+            for m, name in enumerate(self.state.models):
+                self.b_box.addItem(name, m)
+        self.bindings.show_all()          # a new release's filter was set with its events blocked
+        self._enable_b(self.state.filter)
 
-    def _show(self, f) -> None:
-        self._filling = True
-        self.compare_box.setCurrentIndex(max(self.compare_box.findData(f.compare), 0))
-        self.b_box.setCurrentIndex(max(self.b_box.findData(f.model_b), 0))
+    def _enable_b(self, f) -> None:
         self.b_box.setEnabled(f.compare in NEEDS_B)
-        # "error above" is an error range open at the top; a brushed range shows in the plots instead.
-        above = f.error_min is not None and f.error_max is None
-        self.error_on.setChecked(above)
-        if above:
-            self.error_min.setValue(f.error_min)
-        self._filling = False
 
-    def _changed(self) -> None:
-        if self._filling:
-            return
-        f = self.state.filter
-        compare = self.compare_box.currentData()
-        b = self.b_box.currentData()
-        if compare in NEEDS_B and (b is None or b == f.model):
+    def _write(self, **changed) -> None:
+        """The user's comparison: B is another model than A when the comparison needs one."""
+        f = replace(self.state.filter, **changed)
+        b = f.model_b
+        if f.compare in NEEDS_B and (b is None or b == f.model):
             b = next((m for m in range(len(self.state.models)) if m != f.model), None)
-        error_min, error_max = (self.error_min.value(), None) if self.error_on.isChecked() else \
-            ((None, None) if f.error_max is None else (f.error_min, f.error_max))
-        if compare in NEEDS_B and f.model is None:
+        if self.error_on.isChecked():
+            error_min, error_max = self.error_min.value(), None
+        else:
+            error_min, error_max = (None, None) if f.error_max is None else (f.error_min, f.error_max)
+        if f.compare in NEEDS_B and f.model is None:
             self.message.emit("choose model A in the browser's model box to compare it")
-        self.state.filter = replace(f, compare=compare, model_b=b, error_min=error_min, error_max=error_max)
+        self.state.filter = replace(f, model_b=b, error_min=error_min, error_max=error_max)
 
     # -------------------------------------------------------- saved views
     def fill_menu(self) -> None:
@@ -175,3 +168,5 @@ class CompareBar(QWidget):
             self.message.emit(str(e))
 
 
+def _error_above(f) -> bool:
+    return f.error_min is not None and f.error_max is None

@@ -12,6 +12,7 @@ from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QToo
 from ..core.map_choice import MapOption, MapSource
 from ..core.primitives import Overlay
 from ..core.state import InspectorState
+from .bindings import Bindings
 from .map_view import MapView
 
 
@@ -47,20 +48,18 @@ class MapPanel(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.stack, 1)
         self.fit_button.clicked.connect(self.view.reset_zoom)
-        self.source_box.activated.connect(self._chosen)
-
-    def _chosen(self, _index: int) -> None:
-        self.state.map_source = self.source_box.currentData()
+        # One way: `map_source` is the user's preference; the box shows the map shown, which the
+        # sample view passes to `set_sources` (`choose_map` may fall back from the preference).
+        self.bindings = Bindings(state)
+        self.bindings.combo(self.source_box, "map_source", signal="activated", show=None)
 
     def set_sources(self, options: tuple[MapOption, ...], current: MapSource | None) -> None:
-        self.source_box.blockSignals(True)
-        self.source_box.clear()
-        for o in options:
-            self.source_box.addItem(o.label, o.source)
-        k = next((k for k, o in enumerate(options) if o.source == current), 0)
-        self.source_box.setCurrentIndex(k)
+        with self.bindings.refilling(self.source_box):
+            for o in options:
+                self.source_box.addItem(o.label, o.source)
+            k = next((k for k, o in enumerate(options) if o.source == current), 0)
+            self.source_box.setCurrentIndex(k)
         self.source_box.setEnabled(len(options) > 1)
-        self.source_box.blockSignals(False)
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..core.state import InspectorState
 from . import style
+from .bindings import Bindings
 
 
 def model_icon(index: int, size: int = 16) -> QIcon:
@@ -46,31 +47,16 @@ class ModelLayersPanel(QListWidget):
     def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
         self.state = state
-        self.itemChanged.connect(self._checked)
+        self.bindings = Bindings(state)
+        self.bindings.checked_rows(self, "visible_models")
         state.events.session.connect(self._fill)
         state.events.models.connect(self._fill)
-        state.events.visible_models.connect(self._show_visible)
 
     def _fill(self) -> None:
-        self.blockSignals(True)
-        self.clear()
-        for m, name in enumerate(self.state.models):
-            item = QListWidgetItem(model_icon(m), name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setToolTip(f"{name}: {style.model_color(m).name()} {style.model_shape(m)}; "
-                            "unchecked: left out of the map, 3D view, charts, plots and exports")
-            self.addItem(item)
-        self.blockSignals(False)
-        self._show_visible(self.state.visible_models)
-
-    def _show_visible(self, models) -> None:
-        self.blockSignals(True)
-        for m in range(self.count()):
-            self.item(m).setCheckState(Qt.CheckState.Checked if m in models else Qt.CheckState.Unchecked)
-        self.blockSignals(False)
-
-    def _checked(self, item: QListWidgetItem) -> None:
-        m = self.row(item)
-        shown = item.checkState() == Qt.CheckState.Checked
-        models = self.state.visible_models
-        self.state.visible_models = frozenset(models | {m} if shown else models - {m})
+        with self.bindings.refilling(self):
+            for m, name in enumerate(self.state.models):
+                item = QListWidgetItem(model_icon(m), name)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setToolTip(f"{name}: {style.model_color(m).name()} {style.model_shape(m)}; "
+                                "unchecked: left out of the map, 3D view, charts, plots and exports")
+                self.addItem(item)

@@ -22,6 +22,7 @@ from ..core import plots
 from ..core.answers import MISSING, OK, is_scored
 from ..core.state import InspectorState
 from . import style
+from .bindings import Bindings
 
 _STATUS_COLORS = {"scored": QColor(120, 170, 120), "flagged": QColor(230, 190, 90),
                   "unparsed": QColor(200, 110, 110), "missing": QColor(170, 170, 170)}
@@ -41,7 +42,6 @@ class PlotsPanel(QWidget):
         self._rows = np.zeros(0, np.int64)            # the column's questions
         self.histogram: plots.Histogram | None = None
         self.scatter: plots.Scatter | None = None
-        self._brushing = False
         self._status_models: list[int] = []
         self._status_counts = np.zeros((0, len(plots.STATUS_GROUPS)))
         self._scatter_drawn = np.zeros(0, np.int64)
@@ -91,9 +91,13 @@ class PlotsPanel(QWidget):
         lay.addLayout(top)
         lay.addWidget(self.graphics, 1)
 
-        self.brush.sigRegionChangeFinished.connect(self._brushed)
+        # The brush is the filter's error range: a drag writes it, a range set elsewhere moves it.
+        self.bindings = b = Bindings(state)
+        self._brush_binding = b.bind(self.brush, "filter", changed=self.brush.sigRegionChangeFinished,
+                                     read=self.brush.getRegion, to_widget=lambda f: (f.error_min, f.error_max),
+                                     show=self._show_brush, write=lambda region: self.brush_range(*region))
         self.clear_button.clicked.connect(self.clear_range)
-        self.column_box.currentIndexChanged.connect(lambda _: self.redraw())
+        self.column_box.currentIndexChanged.connect(b.user(lambda _: self.redraw()))
         self.scatter_plot.scene().sigMouseClicked.connect(self._clicked)
         state.events.session.connect(self._session_changed)
         state.events.models.connect(self._redraw_when_shown)
@@ -110,16 +114,14 @@ class PlotsPanel(QWidget):
     # ------------------------------------------------------------ binding
     def _session_changed(self) -> None:
         self._stats = {}
-        self.column_box.blockSignals(True)
-        self.column_box.clear()
-        self.column_box.addItem("Column of the question shown", _FOLLOW)
-        s = self.state.session
-        if s is not None:
-            present = set(np.unique(s.release.column).tolist())
-            for i, c in enumerate(s.release.benchmark.columns):
-                if i in present:
-                    self.column_box.addItem(f"{c.key} — {c.title}", i)
-        self.column_box.blockSignals(False)
+        with self.bindings.refilling(self.column_box):
+            self.column_box.addItem("Column of the question shown", _FOLLOW)
+            s = self.state.session
+            if s is not None:
+                present = set(np.unique(s.release.column).tolist())
+                for i, c in enumerate(s.release.benchmark.columns):
+                    if i in present:
+                        self.column_box.addItem(f"{c.key} — {c.title}", i)
         self._redraw_when_shown()
 
     def _wanted_column(self) -> int | None:
@@ -141,7 +143,6 @@ class PlotsPanel(QWidget):
     def _filter_changed(self, f) -> None:
         if self._stale or f.model != self._model_shown:
             self._redraw_when_shown()
-        self._show_brush(f)
 
     def _redraw_when_shown(self) -> None:
         """Plots nobody sees are not drawn: stepping through questions with the dock tabbed away
@@ -202,7 +203,7 @@ class PlotsPanel(QWidget):
                 notes.append(f"{what}: not drawn " + ", ".join(f"{n} {k}" for k, n in data.not_plotted.items()))
         self.note.setText(f"{result.model} · {col.key} · {len(self._rows):,} questions"
                           + ("; " + "; ".join(notes) if notes else ""))
-        self._show_brush(self.state.filter)
+        self._brush_binding.pull()
         self._highlight()
 
     def _clear(self, message: str) -> None:
@@ -348,15 +349,9 @@ class PlotsPanel(QWidget):
             self.status_now.setData(xs, ys)
 
     # -------------------------------------------------------------- intent
-    def _brushed(self) -> None:
-        """A dragged error range: the browser lists the column's questions with the model's error in it."""
-        if self._brushing or self.column is None or self._model_shown is None:
-            return
-        lo, hi = self.brush.getRegion()
-        self.brush_range(lo, hi)
-
     def brush_range(self, low: float, high: float) -> None:
-        """Filter the browser to the column shown and the selected model's errors in [low, high]."""
+        """Filter the browser to the column shown and the selected model's errors in [low, high]
+        (a dragged range: the browser lists the column's questions with the model's error in it)."""
         if self.column is None or self._model_shown is None:
             return
         top = float(self.histogram.edges[-1]) if self.histogram is not None else high
@@ -366,16 +361,16 @@ class PlotsPanel(QWidget):
     def clear_range(self) -> None:
         self.state.filter = replace(self.state.filter, error_min=None, error_max=None)
 
-    def _show_brush(self, f) -> None:
-        self._brushing = True
-        if f.error_min is None and f.error_max is None or self.histogram is None:
+    def _show_brush(self, error_range: tuple) -> None:
+        """The filter's error range on the histogram (setting the region emits the brush's signals)."""
+        low, high = error_range
+        if low is None and high is None or self.histogram is None:
             self.brush.hide()
         else:
             top = float(self.histogram.edges[-1])
-            self.brush.setRegion((f.error_min or 0.0, top if f.error_max is None else f.error_max))
+            self.brush.setRegion((low or 0.0, top if high is None else high))
             self.brush.show()
-        self.clear_button.setEnabled(f.error_min is not None or f.error_max is not None)
-        self._brushing = False
+        self.clear_button.setEnabled(low is not None or high is not None)
 
     def _clicked(self, event) -> None:
         vb = self.scatter_plot.getViewBox()

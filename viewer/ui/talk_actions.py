@@ -232,7 +232,7 @@ class TalkActions(QObject):
             self.message.emit("open a release first")
             return False
         result = self.exports.run(
-            "Building the task gallery…", len(session.release.benchmark.column_keys) + 1,
+            "Building the task gallery…", len(session.release.benchmark.keys) + 1,
             lambda progress, cancelled: build_gallery(session, Path(folder), progress=progress,
                                                       cancelled=cancelled), "task gallery")
         if result is None:
