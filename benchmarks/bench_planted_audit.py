@@ -98,7 +98,7 @@ def plant(base: Base, rng: np.random.Generator) -> tuple[list[dict], set[str]]:
         if key in PLANTED_KEYS and linked:
             by_scene.setdefault(r["scene"], []).append(k)
     planted: set[str] = set()
-    for scene, ks in sorted(by_scene.items()):
+    for _scene, ks in sorted(by_scene.items()):
         for k in rng.choice(ks, size=int(rng.integers(1, 4)), replace=False).tolist():
             r = recs[k]
             i = base.index[r["uid"]]

@@ -22,7 +22,6 @@ questions take well under a second (benchmarks/bench_reconstruct.py).
 """
 from __future__ import annotations
 
-import math
 import struct
 import weakref
 from dataclasses import dataclass, field
