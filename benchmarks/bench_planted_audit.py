@@ -128,11 +128,18 @@ def write_copy(base: Base, recs: list[dict], out: Path) -> Path:
     """The base release under `out` as hard links, with its own questions file."""
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(base.root, out, copy_function=os.link)
+    shutil.copytree(base.root, out, copy_function=_link_or_copy)
     q = out / "questions.jsonl"
     q.unlink()                               # a hard link: writing into it would change the base
     q.write_text("".join(json.dumps(r) + "\n" for r in recs))
     return out
+
+
+def _link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:                          # another file system
+        shutil.copy2(src, dst)
 
 
 @dataclass
