@@ -8,11 +8,12 @@ Each BASE is a release written by `gst-viewer make-demo` (with or without
 `--no-scenes`). Per planted release, a base is copied (hard links; only the
 questions file is rewritten) and 1 to 3 answers per scene among ED, EDist,
 GP, Pos and Ori are made wrong beyond any tolerance: an angle turned by
-30-150°, a distance multiplied or divided by 1.5-2.5, a point moved by
-150-300 units so that some linked direction or distance changes beyond its
-tolerance. Then only `answers_inconsistent` is run. It prints:
+30-150°, a distance multiplied or divided by 1.5-2.5 so that no target height
+explains it, a point moved by 150-300 units so that some linked direction or
+distance changes beyond its tolerance. Then only `answers_inconsistent` is run. It prints:
 
-- planted answers missed (named by no finding) and found only by a warning;
+- planted answers missed (named by no finding, as its question, as a question its expectation rests on, or as
+  unverified: resting on a suspect answer) and found only by a warning;
 - false alarms: error findings that name only correct questions (uid and every question named);
 - misaccused: top-level error findings none of whose suspects is planted (the answers cannot always tell
   a moved point from the wrong direction and distance it causes; these are counted, not hidden);
@@ -36,7 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from viewer.core.audit import run_audit  # noqa: E402
 from viewer.core.audit.types import listed  # noqa: E402
 from viewer.core.benchmarks.gst.columns import COLUMNS  # noqa: E402
-from viewer.core.reconstruct import map_bearing, reconstruct, wrap  # noqa: E402
+from viewer.core.reconstruct import (  # noqa: E402
+    DISTANCE_TOLERANCE_M,
+    DISTANCE_TOLERANCE_REL,
+    HEIGHT_MAX,
+    map_bearing,
+    reconstruct,
+    wrap,
+)
 from viewer.core.release import load_release  # noqa: E402
 
 PLANTED_KEYS = ("ED_v", "ED_s", "EDist_v", "EDist_s", "GP_v", "GP_s", "Pos", "Ori")
@@ -87,6 +95,19 @@ def _moves_geometry(base: Base, row: int, new: np.ndarray) -> bool:
     return False
 
 
+def _beyond_any_height(base: Base, row: int, metres: float) -> bool:
+    """Whether no target height (up to HEIGHT_MAX above or below the camera) makes this distance right: at
+    the clean release's scale, `metres` is off the range the pair's map distance allows by twice the
+    tolerance. A near target's distance doubled may be what a tall target gives; that is no wrong answer."""
+    rec = base.rec
+    v, t = int(rec.q_view[row]), int(rec.q_target[row])
+    scale = rec.scenes[rec.scene_names[rec.view_scene[v]]].scale
+    size = np.asarray(rec.scenes[rec.scene_names[rec.view_scene[v]]].size, float)
+    horizontal = scale.metres_per_px * float(np.linalg.norm((rec.target_point[t] - rec.view_point[v]) / 1000 * size))
+    tol = 2 * max(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * metres)
+    return metres < horizontal - tol or metres > np.hypot(horizontal, HEIGHT_MAX) + tol
+
+
 def plant(base: Base, rng: np.random.Generator) -> tuple[list[dict], set[str]]:
     """A copy of the base's records with 1 to 3 wrong answers per scene; the planted uids."""
     recs = [dict(r) for r in base.recs]
@@ -107,8 +128,14 @@ def plant(base: Base, rng: np.random.Generator) -> tuple[list[dict], set[str]]:
                 turn = float(rng.uniform(30, 150)) * rng.choice([-1, 1])
                 r["answer"] = str(int(round(float(wrap(float(r["answer"]) + turn)))))
             elif key.startswith("EDist"):
-                factor = float(rng.uniform(1.5, 2.5)) ** rng.choice([-1, 1])
-                r["answer"] = max(0.1, round(float(r["answer"]) * factor, 1))
+                for _ in range(100):
+                    factor = float(rng.uniform(1.5, 2.5)) ** rng.choice([-1, 1])
+                    wrong = max(0.1, round(float(r["answer"]) * factor, 1))
+                    if _beyond_any_height(base, i, wrong):
+                        break
+                else:
+                    continue
+                r["answer"] = wrong
             else:
                 old = np.array(_point(r["answer"]), float)
                 for _ in range(100):
@@ -171,14 +198,16 @@ class Counts:
             if f.depends_on is None and not set(f.details.get("suspects", [f.uid])) & planted:
                 self.misaccused.append((name, f.uid, f.message))
         for u in sorted(planted):
-            naming = [f for f in mine if u == f.uid or u in f.details.get("questions", [])]
+            naming = [f for f in mine if u == f.uid or u in f.details.get("questions", [])
+                      or u in f.details.get("unverified", [])]
             if not naming:
                 self.missed.append((name, u))
             elif all(f.severity != "error" for f in naming):
                 self.warning_only.append((name, u))
             # A planted answer that several error findings rest on: they must hang under one finding.
-            resting = [f for f in naming if f.severity == "error" and f.uid not in planted]
-            if len(resting) >= 2 and len({f.depends_on or f.uid for f in resting}) > 1:
+            resting = [f for f in naming if f.severity == "error" and f.uid not in planted and not f.dependents]
+            if len(resting) >= 2 and (None in {f.depends_on for f in resting}
+                                      or len({f.depends_on for f in resting}) > 1):
                 self.ungrouped.append((name, u, [f.uid for f in resting]))
 
     def report(self) -> str:

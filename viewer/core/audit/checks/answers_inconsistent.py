@@ -67,6 +67,7 @@ class Comparison:
     message: str = ""
     details: dict = field(default_factory=dict)
     named: list[str] = field(default_factory=list)   # every question named (rows' uids, then the scale's)
+    vouches: bool = True         # whether passing says the answers are right (not against a weak scale)
 
 
 def label(rec: Reconstruction, row: int) -> str:
@@ -150,7 +151,7 @@ class AnswersInconsistent(Check):
                 "viewpoint's and target's pairs)",
                 {"what": "distance", "truth": truth, "expected": [low, high], "difference": diff, "tolerance": tol,
                  "scale_weak": scale.weak, "scale_questions": list(scale.uids)},
-                named=list(scale.uids)))
+                named=list(scale.uids), vouches=not scale.weak))
         return out
 
     def _scene_geometry(self, release, rec: Reconstruction) -> list[Comparison]:
@@ -229,10 +230,15 @@ def explain(rec: Reconstruction, comparisons: list[Comparison], check: str) -> l
         groups.append((suspects, sorted(explained)))
         open_ -= explained
 
-    def finding(c: Comparison) -> Finding:
+    def finding(c: Comparison, top: bool = True) -> Finding:
         uids = list(dict.fromkeys([rec.uids[r] for r in c.rows] + c.named))
-        details = dict(c.details, questions=uids, suspects=[rec.uids[r] for r in _suspects(c, vouched)])
-        return Finding(c.uid, check, c.severity, f"{c.message}; questions: {', '.join(uids)}", details)
+        suspects = _suspects(c, vouched)
+        details = dict(c.details, questions=uids, suspects=[rec.uids[r] for r in suspects])
+        unverified = _unverified(comparisons, suspects, uids) if top else []
+        if unverified:
+            details["unverified"] = unverified
+        return Finding(c.uid, check, c.severity, f"{c.message}; questions: {', '.join(uids)}"
+                       + _unverified_text(unverified), details)
 
     out: list[Finding] = []
     for suspects, explained in groups:
@@ -245,28 +251,27 @@ def explain(rec: Reconstruction, comparisons: list[Comparison], check: str) -> l
         uids = list(dict.fromkeys(rec.uids[r] for r in suspects))
         for m in members:
             uids += [u for u in dict.fromkeys([rec.uids[r] for r in m.rows] + m.named) if u not in uids]
-        # Comparisons that pass against the suspect answer vouch for nothing: name them, unverified.
-        unverified = list(dict.fromkeys(c.uid for c in comparisons if c.ok and c.uid not in uids
-                                        and set(c.rows) & set(suspects)))
+        unverified = _unverified(comparisons, suspects, uids)
         uids += unverified
         text = (f"{len(members)} finding{'s' if len(members) != 1 else ''} depend on {names}"
                 + (" (either answer alone explains them; the answers cannot tell which is wrong)"
-                   if len(suspects) > 1 else ": its answer alone explains them")
-                + (f"; {len(unverified)} more rest on it and could not be checked: {', '.join(unverified)}"
-                   if unverified else ""))
+                   if len(suspects) > 1 else ": its answer alone explains them"))
         if own:
-            head = finding(failed[own[0]])
+            head = finding(failed[own[0]], top=False)
             head.message = f"{text}. {head.message}"
             head.severity = severity
             head.details["questions"] += [u for u in uids if u not in head.details["questions"]]
+            head.details["suspects"] = [rec.uids[r] for r in suspects]
         else:
             head = Finding(head_uid, check, severity, f"{text}; questions: {', '.join(uids)}",
-                           {"what": "suspect", "questions": uids, "suspects": [rec.uids[r] for r in suspects],
-                            "unverified": unverified})
+                           {"what": "suspect", "questions": uids, "suspects": [rec.uids[r] for r in suspects]})
+        if unverified:
+            head.message += _unverified_text(unverified)
+            head.details["unverified"] = unverified
         head.dependents = tuple(dependents)
         out.append(head)
         for m in members:
-            f = finding(m)
+            f = finding(m, top=False)
             f.depends_on = head_uid
             out.append(f)
     grouped = {k for _, explained in groups for k in explained}
@@ -274,11 +279,22 @@ def explain(rec: Reconstruction, comparisons: list[Comparison], check: str) -> l
     return out
 
 
+def _unverified(comparisons: list[Comparison], suspects: list[int], named: list[str]) -> list[str]:
+    """The questions whose comparisons pass only against a suspect answer: they could not be checked."""
+    return list(dict.fromkeys(c.uid for c in comparisons if c.ok and c.uid not in named
+                              and set(c.rows) & set(suspects)))
+
+
+def _unverified_text(uids: list[str]) -> str:
+    return (f"; {len(uids)} more rest on {'it' if len(uids) == 1 else 'them'} and could not be checked: "
+            f"{', '.join(uids)}") if uids else ""
+
+
 def _vouched(comparisons: list[Comparison]) -> dict[int, int]:
-    """Per answer, how many passing comparisons rest on it."""
+    """Per answer, how many passing comparisons rest on it (one against a weak scale vouches for nothing)."""
     out: dict[int, int] = {}
     for c in comparisons:
-        if c.ok:
+        if c.ok and c.vouches:
             for r in set(c.rows):
                 out[r] = out.get(r, 0) + 1
     return out
