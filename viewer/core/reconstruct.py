@@ -481,11 +481,13 @@ def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = (), slack_px
     # A pair vouches for a scale only when its range is narrow (a near target allows almost any scale).
     telling = (hi - lo) <= SPREAD_LIMIT * (hi + lo)
     weight = np.where(telling, 1, 0) if telling.any() else np.ones(n, int)
-    # The best band starts at some pair's lower bound: count the telling ranges covering each.
-    cover = (lo[None, :] <= lo[:, None]) & (lo[:, None] <= hi[None, :])
-    count = (cover * weight[None, :]).sum(axis=1)
+    # The best band starts at some pair's lower bound: count the telling ranges covering each (a sweep).
+    by_lo, by_hi = np.argsort(lo, kind="stable"), np.argsort(hi, kind="stable")
+    started = np.concatenate([[0], np.cumsum(weight[by_lo])])[np.searchsorted(lo[by_lo], lo, side="right")]
+    ended = np.concatenate([[0], np.cumsum(weight[by_hi])])[np.searchsorted(hi[by_hi], lo, side="left")]
+    count = started - ended
     best = np.flatnonzero(count == count.max())
-    agree = cover[best[0]]
+    agree = (lo <= lo[best[0]]) & (lo[best[0]] <= hi)
     band_lo, band_hi = float(lo[agree].max()), float(hi[agree].min())
     separate = any(lo[b] > band_hi for b in best)
     mid = 0.5 * (band_lo + band_hi)
