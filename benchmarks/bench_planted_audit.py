@@ -18,6 +18,18 @@ distance changes beyond its tolerance. Then only `answers_inconsistent` is run. 
 - misaccused: top-level error findings none of whose suspects is planted (the answers cannot always tell
   a moved point from the wrong direction and distance it causes; these are counted, not hidden);
 - ungrouped: a planted Pos, GP or Ori that explains two or more error findings that are not grouped under it.
+
+Measured (2026-12-01; the demo, make-demo seeds 1, 2 and 5 with scenes and 1-4 with --no-scenes, 240
+planted releases per seed):
+
+    seed 0: 1,438 planted: 3 missed, 86 found only by a warning, 0 false alarms, 62 misaccused, 0 ungrouped
+    seed 1: 1,457 planted: 0 missed, 133 found only by a warning, 0 false alarms, 48 misaccused, 0 ungrouped
+
+The 3 missed are beyond what the answers can show: a turned ED and a moved GP of one pair that happen to
+agree with each other, and two moved Pos in a scene where 3 of the 4 distance pairs were wrong (no scale
+left to judge by). Misaccused findings name the planted answer among their questions but suspect another:
+an ED and an EDist both wrong look like a moved GP or Pos; a point moved along a circle around the
+viewpoint keeps its distance, so its pair's passing EDist vouches for it and the ED or Ori is suspected.
 """
 from __future__ import annotations
 
