@@ -131,6 +131,8 @@ class AnswersInconsistent(Check):
 
     def _distances(self, rec: Reconstruction, tally, suspects: tuple) -> list[Comparison]:
         pairs = distance_pairs(rec)
+        for _ in range(len(pair_rows(rec, EDIST)[0]) - len(pairs.rows)):
+            tally.skip(self.id, "no map size for the scene, or a viewpoint on its target, or a distance of 0")
         out = []
         for k, (row, vi, ti) in enumerate(zip(pairs.rows.tolist(), pairs.view.tolist(), pairs.target.tolist())):
             scale = scale_without(rec, pairs, int(pairs.scene[k]), vi, ti, suspects)
