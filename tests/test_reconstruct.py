@@ -152,9 +152,13 @@ def test_scale_fit_is_robust_and_weak_with_one_pair():
     p = rng.uniform(50, 400, 20)
     d = np.sqrt((0.02 * p) ** 2 + 1.0)
     d[3] *= 2
-    fit = fit_scale(p, d)
-    assert fit.metres_per_px == pytest.approx(0.02, rel=0.01) and fit.height == pytest.approx(1.0, abs=0.1)
+    fit = fit_scale(p, d, tuple(f"q{k}" for k in range(20)))
+    # The band the agreeing pairs allow holds the true scale; the doubled answer is left out of it.
+    assert fit.low <= 0.02 <= fit.high and fit.metres_per_px == pytest.approx(0.02, rel=0.03)
+    assert fit.outliers == ("q3",) and not fit.weak
     assert fit_scale(p[:1], d[:1]).weak
+    # Two of three pairs wrong in the same way outvote nothing: too few agree for a strong scale.
+    assert fit_scale(p[:3], d[:3] * np.array([1, 2, 2.1])).weak
 
 
 def test_image_size_reads_png_and_jpeg_headers():

@@ -5,20 +5,30 @@ From the map geometry the answers give (`core/reconstruct.py`):
 - an ED truth against the bearing from the viewpoint (Pos) to the target (GP)
   on the map, relative to the viewpoint's heading (Ori): within 5° plus what
   the points' 1-unit rounding allows at that range;
-- an EDist truth against the fitted scale times the pixel distance (with the
-  fitted camera height): within max(0.15 m, 5 %) plus one unit of rounding.
+- an EDist truth against the scale times the pixel distance, with the
+  target's centre up to HEIGHT_MAX above or below the camera: within
+  max(0.15 m, 5 %) plus what the points' rounding allows. The
+  scale judging an EDist answer is fitted robustly without the pairs of its
+  viewpoint and its target (`reconstruct.scale_without`), so the answers under
+  suspicion never set it; a weak fit makes the finding a warning.
 
-A finding names every question involved. What stops the comparison (uids
-that link nothing, contradictory duplicates, a heading with no position, a
-weak scale, maps of different sizes) is reported too. With scene metadata,
-the rebuilt viewpoints, headings and targets are also compared with the 3D
-geometry.
+Each comparison names every question its expectation was built from. Then
+the failed comparisons are explained (`explain`): the answer that most of
+them share, and that no passing comparison vouches for, is the suspect; when
+it explains two or more, they are its dependents ("3 findings depend on
+GP_v desk_0"), listed under it. What stops the comparison (uids that link
+nothing, contradictory duplicates, a heading with no position, a weak scale,
+maps of different sizes) is reported too. With scene metadata, the rebuilt
+viewpoints, headings and targets are also compared with the 3D geometry.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ... import geometry as geo
+from ...benchmarks.gst.columns import COLUMNS
 from ...column import Columns
 from ...reconstruct import (
     ANGLE_TOLERANCE,
@@ -26,11 +36,18 @@ from ...reconstruct import (
     DISTANCE_TOLERANCE_REL,
     ED,
     EDIST,
+    GP,
+    HEIGHT_MAX,
+    POS,
+    ROUNDING_UNITS,
     Reconstruction,
+    distance_pairs,
+    expected_distance,
     map_bearing,
     pair_rows,
     pixel_offsets,
     reconstruct,
+    scale_without,
     scene_sizes,
     wrap,
 )
@@ -38,14 +55,32 @@ from ..auditors import ReleaseAuditor
 from ..registry import Check
 from ..types import VIEW_TARGET_COLUMNS, Finding
 
-ROUNDING_UNITS = 1.5         # normalised units a point may be off by its floor() rounding, both ends together
 SCENE_POINT_UNITS = 3.0      # 3D cross-check: a rebuilt point this far from the scene's is flagged
 
 
-def involved(rec: Reconstruction, row: int, v: int, t: int) -> list[str]:
-    """The question itself, then those that placed its viewpoint, heading and target."""
-    rows = [row] + rec.rows("position", v) + rec.rows("heading", v) + rec.rows("target", t)
-    return list(dict.fromkeys(rec.uids[r] for r in rows))
+@dataclass
+class Comparison:
+    """One expectation built from answers, held against one answer (or against the 3D scene)."""
+    uid: str | None              # the question its finding is about
+    ok: bool
+    rows: list[int]              # the answers the expectation rests on (one of them is wrong when it fails)
+    severity: str = "error"
+    message: str = ""
+    details: dict = field(default_factory=dict)
+    named: list[str] = field(default_factory=list)   # every question named (rows' uids, then the scale's)
+    vouches: bool = True         # whether passing says the answers are right (not against a weak scale)
+
+
+def label(rec: Reconstruction, row: int) -> str:
+    """A question in a few words: its column and what it is about ("GP_v desk_rmftuu_0", "Pos pos_12_orient_1")."""
+    key = COLUMNS[rec.column[row]].key
+    v, t = int(rec.q_view[row]), int(rec.q_target[row])
+    if t >= 0:
+        return f"{key} {rec.target_name[t]}" + (f" from pos_{rec.view_pos[v]}_orient_{rec.view_orient[v]}"
+                                               if v >= 0 else "")
+    if v >= 0:
+        return f"{key} pos_{rec.view_pos[v]}_orient_{rec.view_orient[v]}"
+    return rec.uids[row]
 
 
 class AnswersInconsistent(Check):
@@ -56,16 +91,20 @@ class AnswersInconsistent(Check):
         quiet = ("reconstruct.uid_unlinked",) if (release.root / "scenes").is_dir() else ()
         out = [Finding(None, self.id, d.level, d.message, {"code": d.code}) for d in rec.diagnostics
                if not d.code.startswith(quiet)]
-        out += self._directions(rec, tally)
-        out += self._distances(rec, tally)
+        comparisons = self._directions(rec, tally) + self._scene_geometry(release, rec)
+        # The places that direction and 3D comparisons put under suspicion set no scale.
+        vouched = _vouched(comparisons)
+        suspect = {r for c in comparisons if not c.ok for r in _suspects(c, vouched)}
+        suspects = ({int(rec.q_view[r]) for r in suspect if rec.column[r] == POS},
+                    {int(rec.q_target[r]) for r in suspect if rec.column[r] in GP})
+        comparisons += self._distances(rec, tally, suspects)
         linked = set(pair_rows(rec, ED)[0].tolist()) | set(pair_rows(rec, EDIST)[0].tolist())
         for i in np.flatnonzero(np.isin(rec.column, ED + EDIST)).tolist():
             if i not in linked:
                 tally.skip(self.id, "viewpoint or target not placed by Pos / Ori / GP questions")
-        out += self._scene_geometry(release, rec)
-        return out
+        return out + explain(rec, comparisons, self.id)
 
-    def _directions(self, rec: Reconstruction, tally) -> list[Finding]:
+    def _directions(self, rec: Reconstruction, tally) -> list[Comparison]:
         rows, v, t = pair_rows(rec, ED)
         out = []
         off = pixel_offsets(rec, v, t)
@@ -81,47 +120,44 @@ class AnswersInconsistent(Check):
             expected = float(wrap(map_bearing(dx, dy) - heading))
             truth = float(rec.truth[row, 0])
             diff = abs(float(wrap(truth - expected)))
-            if diff <= ANGLE_TOLERANCE + slack:
-                tally.passed(self.id)
-                continue
-            tally.flag(self.id)
-            uids = involved(rec, row, vi, ti)
-            out.append(Finding(rec.uids[row], self.id, self.severity,
-                               f"direction {truth:g}° but the map gives {expected:.0f}° (Pos, Ori and GP answers): "
-                               f"{diff:.0f}° apart; questions: {', '.join(uids)}",
-                               {"what": "direction", "truth": truth, "expected": expected, "difference": diff,
-                                "tolerance": ANGLE_TOLERANCE + slack, "questions": uids}))
+            ok = diff <= ANGLE_TOLERANCE + slack
+            (tally.passed if ok else tally.flag)(self.id)
+            sources = [row] + rec.rows("position", vi) + rec.rows("heading", vi) + rec.rows("target", ti)
+            out.append(Comparison(
+                rec.uids[row], ok, sources, self.severity,
+                f"direction {truth:g}° but the map gives {expected:.0f}° (Pos, Ori and GP answers): {diff:.0f}° apart",
+                {"what": "direction", "truth": truth, "expected": expected, "difference": diff,
+                 "tolerance": ANGLE_TOLERANCE + slack}))
         return out
 
-    def _distances(self, rec: Reconstruction, tally) -> list[Finding]:
-        rows, v, t = pair_rows(rec, EDIST)
+    def _distances(self, rec: Reconstruction, tally, suspects: tuple) -> list[Comparison]:
+        pairs = distance_pairs(rec)
+        for _ in range(len(pair_rows(rec, EDIST)[0]) - len(pairs.rows)):
+            tally.skip(self.id, "no map size for the scene, or a viewpoint on its target, or a distance of 0")
         out = []
-        p = np.linalg.norm(pixel_offsets(rec, v, t), axis=1)
-        for row, vi, ti, px in zip(rows.tolist(), v.tolist(), t.tolist(), p.tolist()):
-            scale = rec.scenes[rec.scene_names[rec.view_scene[vi]]].scale
-            if scale is None or np.isnan(px):
-                tally.skip(self.id, "no scale fitted for the scene")
+        for k, (row, vi, ti) in enumerate(zip(pairs.rows.tolist(), pairs.view.tolist(), pairs.target.tolist())):
+            scale = scale_without(rec, pairs, int(pairs.scene[k]), vi, ti, suspects)
+            if scale is None:
+                tally.skip(self.id, "no other distance answer of the scene to fit a scale without this one")
                 continue
-            s = scale.metres_per_px
-            expected = float(np.hypot(s * px, scale.height))
-            truth = float(rec.truth[row, 0])
-            size = scene_sizes(rec)[rec.view_scene[vi]]
-            rounding = s * ROUNDING_UNITS * float(np.max(size)) / 1000.0
-            tol = max(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * truth) + rounding
-            diff = abs(truth - expected)
-            if diff <= tol:
-                tally.passed(self.id)
-                continue
-            tally.flag(self.id)
-            uids = involved(rec, row, vi, ti)
-            out.append(Finding(rec.uids[row], self.id, self.severity if not scale.weak else "warning",
-                               f"distance {truth:g} m but the map gives {expected:.2f} m "
-                               f"({scale.describe()}); questions: {', '.join(uids)}",
-                               {"what": "distance", "truth": truth, "expected": expected, "difference": diff,
-                                "tolerance": tol, "questions": uids, "scale_weak": scale.weak}))
+            low, high = expected_distance(scale, float(pairs.px[k]), float(pairs.slack_px[k]))
+            truth = float(pairs.metres[k])
+            tol = max(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * truth)
+            diff = max(low - truth, truth - high, 0.0)
+            ok = diff <= tol
+            (tally.passed if ok else tally.flag)(self.id)
+            sources = [row] + rec.rows("position", vi) + rec.rows("target", ti)
+            out.append(Comparison(
+                rec.uids[row], ok, sources, self.severity if not scale.weak else "warning",
+                f"distance {truth:g} m but the map gives {low:.2f}-{high:.2f} m (the target's centre up to "
+                f"{HEIGHT_MAX:g} m above or below the camera; {scale.describe()}, fitted without this "
+                "viewpoint's and target's pairs)",
+                {"what": "distance", "truth": truth, "expected": [low, high], "difference": diff, "tolerance": tol,
+                 "scale_weak": scale.weak, "scale_questions": list(scale.uids)},
+                named=list(scale.uids), vouches=not scale.weak))
         return out
 
-    def _scene_geometry(self, release, rec: Reconstruction) -> list[Finding]:
+    def _scene_geometry(self, release, rec: Reconstruction) -> list[Comparison]:
         """With scene metadata: the rebuilt viewpoints, headings and targets against the 3D geometry."""
         from ...scene.model import link_question, load_scene
         out = []
@@ -146,27 +182,131 @@ class AnswersInconsistent(Check):
                 return geo.world_to_pixel(W, world_xy) / size * 1000.0
             if v >= 0 and g.viewpoint is not None and ("v", v) not in checked:
                 checked.add(("v", v))
-                c = geo.camera_center(g.viewpoint.pose)[:2]
-                gap = float(np.linalg.norm(norm(c) - rec.view_point[v]))
-                if gap > SCENE_POINT_UNITS:
-                    out.append(self._scene_finding(rec, "position", v, f"{gap:.0f} units from the scene's viewpoint"))
+                if not np.isnan(rec.view_point[v, 0]):
+                    c = geo.camera_center(g.viewpoint.pose)[:2]
+                    gap = float(np.linalg.norm(norm(c) - rec.view_point[v]))
+                    out.append(self._scene_comparison(rec, "position", v, gap <= SCENE_POINT_UNITS,
+                                                      f"{gap:.0f} units from the scene's viewpoint"))
                 h = rec.view_heading[v]
-                true_h = float(geo.map_heading(g.viewpoint.pose, W))
-                if not np.isnan(h) and abs(float(wrap(h - true_h))) > ANGLE_TOLERANCE:
-                    out.append(self._scene_finding(rec, "heading", v, f"heading {h:g}° but the scene's pose "
-                                                                      f"gives {true_h:.0f}°"))
+                if not np.isnan(h):
+                    true_h = float(geo.map_heading(g.viewpoint.pose, W))
+                    out.append(self._scene_comparison(rec, "heading", v,
+                                                      abs(float(wrap(h - true_h))) <= ANGLE_TOLERANCE,
+                                                      f"heading {h:g}° but the scene's pose gives {true_h:.0f}°"))
             if t >= 0 and g.target is not None and g.target.bbox is not None and ("t", t) not in checked:
                 checked.add(("t", t))
-                gap = float(np.linalg.norm(norm(g.target.bbox.center[:2]) - rec.target_point[t]))
-                if gap > SCENE_POINT_UNITS:
-                    out.append(self._scene_finding(rec, "target", t, f"{gap:.0f} units from the scene's target"))
+                if not np.isnan(rec.target_point[t, 0]):
+                    gap = float(np.linalg.norm(norm(g.target.bbox.center[:2]) - rec.target_point[t]))
+                    out.append(self._scene_comparison(rec, "target", t, gap <= SCENE_POINT_UNITS,
+                                                      f"{gap:.0f} units from the scene's target"))
         return out
 
-    def _scene_finding(self, rec: Reconstruction, what: str, k: int, text: str) -> Finding:
-        uids = [rec.uids[r] for r in rec.rows(what, k)]
-        return Finding(uids[0] if uids else None, self.id, self.severity,
-                       f"3D check: the {what} the answers give is {text}; questions: {', '.join(uids)}",
-                       {"what": f"scene_{what}", "questions": uids})
+    def _scene_comparison(self, rec: Reconstruction, what: str, k: int, ok: bool, text: str) -> Comparison:
+        rows = rec.rows(what, k)
+        return Comparison(rec.uids[rows[0]] if rows else None, ok, rows, self.severity,
+                          f"3D check: the {what} the answers give is {text}", {"what": f"scene_{what}"})
+
+
+def explain(rec: Reconstruction, comparisons: list[Comparison], check: str) -> list[Finding]:
+    """Findings for the failed comparisons, each dependent on the answer that explains it, when one does.
+
+    Greedily, the answer shared by the most unexplained failures (ties: the one fewest passing comparisons
+    vouch for) is a suspect; when it explains two or more, they become its dependents: removing that one
+    answer leaves none of them standing. Answers that explain the same failures equally well are named
+    together ("GP_v desk_0 or Pos pos_12_orient_1"): the answers alone cannot tell them apart.
+    """
+    failed = [c for c in comparisons if not c.ok]
+    vouched = _vouched(comparisons)
+    open_ = set(range(len(failed)))
+    groups: list[tuple[list[int], list[int]]] = []        # (suspect rows, failed comparisons they explain)
+    while open_:
+        covers: dict[int, set[int]] = {}
+        for k in open_:
+            for r in set(failed[k].rows):
+                covers.setdefault(r, set()).add(k)
+        best = max((len(ks), -vouched.get(r, 0)) for r, ks in covers.items())
+        if best[0] < 2:
+            break
+        tied = [r for r, ks in covers.items() if (len(ks), -vouched.get(r, 0)) == best]
+        explained = covers[tied[0]]
+        suspects = sorted(r for r in tied if covers[r] == explained)
+        groups.append((suspects, sorted(explained)))
+        open_ -= explained
+
+    def finding(c: Comparison, top: bool = True) -> Finding:
+        uids = list(dict.fromkeys([rec.uids[r] for r in c.rows] + c.named))
+        suspects = _suspects(c, vouched)
+        details = dict(c.details, questions=uids, suspects=[rec.uids[r] for r in suspects])
+        unverified = _unverified(comparisons, suspects, uids) if top else []
+        if unverified:
+            details["unverified"] = unverified
+        return Finding(c.uid, check, c.severity, f"{c.message}; questions: {', '.join(uids)}"
+                       + _unverified_text(unverified), details)
+
+    out: list[Finding] = []
+    for suspects, explained in groups:
+        names = " or ".join(label(rec, r) for r in suspects)
+        head_uid = rec.uids[suspects[0]]
+        own = [k for k in explained if failed[k].uid == head_uid]
+        members = [failed[k] for k in explained if k not in own[:1]]
+        dependents = [m.uid for m in members]
+        severity = "error" if any(failed[k].severity == "error" for k in explained) else "warning"
+        uids = list(dict.fromkeys(rec.uids[r] for r in suspects))
+        for m in members:
+            uids += [u for u in dict.fromkeys([rec.uids[r] for r in m.rows] + m.named) if u not in uids]
+        unverified = _unverified(comparisons, suspects, uids)
+        uids += unverified
+        text = (f"{len(members)} finding{'s' if len(members) != 1 else ''} depend on {names}"
+                + (" (either answer alone explains them; the answers cannot tell which is wrong)"
+                   if len(suspects) > 1 else ": its answer alone explains them"))
+        if own:
+            head = finding(failed[own[0]], top=False)
+            head.message = f"{text}. {head.message}"
+            head.severity = severity
+            head.details["questions"] += [u for u in uids if u not in head.details["questions"]]
+            head.details["suspects"] = [rec.uids[r] for r in suspects]
+        else:
+            head = Finding(head_uid, check, severity, f"{text}; questions: {', '.join(uids)}",
+                           {"what": "suspect", "questions": uids, "suspects": [rec.uids[r] for r in suspects]})
+        if unverified:
+            head.message += _unverified_text(unverified)
+            head.details["unverified"] = unverified
+        head.dependents = tuple(dependents)
+        out.append(head)
+        for m in members:
+            f = finding(m, top=False)
+            f.depends_on = head_uid
+            out.append(f)
+    grouped = {k for _, explained in groups for k in explained}
+    out += [finding(c) for k, c in enumerate(failed) if k not in grouped]
+    return out
+
+
+def _unverified(comparisons: list[Comparison], suspects: list[int], named: list[str]) -> list[str]:
+    """The questions whose comparisons pass only against a suspect answer: they could not be checked."""
+    return list(dict.fromkeys(c.uid for c in comparisons if c.ok and c.uid not in named
+                              and set(c.rows) & set(suspects)))
+
+
+def _unverified_text(uids: list[str]) -> str:
+    return (f"; {len(uids)} more rest on {'it' if len(uids) == 1 else 'them'} and could not be checked: "
+            f"{', '.join(uids)}") if uids else ""
+
+
+def _vouched(comparisons: list[Comparison]) -> dict[int, int]:
+    """Per answer, how many passing comparisons rest on it (one against a weak scale vouches for nothing)."""
+    out: dict[int, int] = {}
+    for c in comparisons:
+        if c.ok and c.vouches:
+            for r in set(c.rows):
+                out[r] = out.get(r, 0) + 1
+    return out
+
+
+def _suspects(c: Comparison, vouched: dict[int, int]) -> list[int]:
+    """The answers of a failed comparison that fewest passing comparisons vouch for: the likeliest wrong."""
+    least = min(vouched.get(r, 0) for r in c.rows)
+    return list(dict.fromkeys(r for r in c.rows if vouched.get(r, 0) == least))
 
 
 ANSWERS_INCONSISTENT = AnswersInconsistent(
