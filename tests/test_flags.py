@@ -11,6 +11,7 @@ import pytest
 
 from viewer.cli import main
 from viewer.core.diagnostics import UserError
+from viewer.core.review import annotations as annotations_mod
 from viewer.core.review import flags as flags_mod
 from viewer.core.review.flags import DB_NAME, FlagConflict, FlagStore, annotations_path
 from viewer.core.review.flags_io import export_flags, import_flags
@@ -143,7 +144,7 @@ def test_read_only_release_keeps_flags_in_the_user_data_folder(tmp_path, monkeyp
     release.mkdir()
     assert annotations_path(release) == release.resolve() / DB_NAME
     monkeypatch.setenv("GST_VIEWER_DATA", str(tmp_path / "data"))
-    monkeypatch.setattr(flags_mod, "_folder_writable", lambda folder: False)
+    monkeypatch.setattr(annotations_mod, "_folder_writable", lambda folder: False)
     path = annotations_path(release)
     assert path.parent == tmp_path / "data" / "annotations" and path.name.startswith("release-")
     s = FlagStore.for_release(release)
