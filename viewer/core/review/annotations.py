@@ -84,10 +84,10 @@ def annotation_location(release_root: str | Path) -> Location:
         return Location(personal, "the bundled demo is never written")
     if beside.exists():
         return Location(beside)
-    if personal.exists():
-        return Location(personal, "they were saved there before")
     if not _folder_writable(root):
         return Location(personal, "the release folder is read-only")
+    if personal.exists():
+        return Location(personal, "they were saved there when the release folder could not be written")
     return Location(beside, fallback=personal)
 
 
