@@ -113,8 +113,8 @@ def immediate_transaction(con: sqlite3.Connection, apply):
         raise
 
 
-def _connect(path: Path, **kw) -> sqlite3.Connection:
-    return sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False, **kw)
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
 
 
 class AnnotationStore:
