@@ -1,7 +1,8 @@
 """`gst-viewer`: the one entry point.
 
     gst-viewer [RELEASE] [--predictions P ...]   open the window (default: bundled demo)
-    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex]   Table 1
+    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex] [--ci]   Table 1
+    gst-viewer compare RELEASE A B [--json]      two models: differences, intervals, paired tests
     gst-viewer make-demo OUT                     generate a demo release
     gst-viewer --selftest [--no-window]          check, headless, that the app works
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
@@ -35,7 +36,7 @@ EXIT_USER_ERROR = 2
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"score": cmd_score, "make-demo": cmd_make_demo, "--selftest": cmd_selftest,
+    commands = {"score": cmd_score, "compare": cmd_compare, "make-demo": cmd_make_demo, "--selftest": cmd_selftest,
                 "audit": cmd_audit, "flags": cmd_flags,
                 "render": _export("cmd_render"), "clip": _export("cmd_clip"), "gallery": _export("cmd_gallery"),
                 "import-scene": cmd_import_scene}
@@ -201,6 +202,8 @@ def cmd_score(argv: list[str]) -> int:
     add_benchmark_option(p)
     p.add_argument("--scoring-variant", metavar="NAME",
                    help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
+    from .intervals_cli import add_interval_options, board_with_intervals
+    add_interval_options(p)
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
@@ -224,6 +227,8 @@ def cmd_score(argv: list[str]) -> int:
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
     board = session.leaderboard()
+    if args.ci:
+        board = board_with_intervals(session, board, args)
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     elif args.format != "table":
@@ -253,22 +258,34 @@ def format_table(board: dict, random_row: dict | None = None, benchmark=None) ->
     models = board["models"]
     name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
     cols = [benchmark.label(k) for k in COLUMN_KEYS] + ["Avg"]
-    widths = [max(len(c), 5) for c in cols]
 
     def fmt(v):
         return "-" if v is None else f"{v:.1f}"
 
-    def row(name, values):
-        return "  ".join([name.ljust(name_w)] + [fmt(v).rjust(w) for v, w in zip(values, widths)])
-
-    lines = ["  ".join(["Model".ljust(name_w)] + [c.rjust(w) for c, w in zip(cols, widths)])]
-    lines.append("-" * len(lines[0]))
-    for name, m in models.items():
-        lines.append(row(name, [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]))
+    body = [(name, [fmt(v) for v in [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]]) for name, m in models.items()]
+    counts = []
+    if "intervals" in board and models:       # score --ci: "41.9 ± 2.3" and each column's n
+        from .intervals_cli import count_cells, interval_cells
+        body = [(name, interval_cells(m, COLUMN_KEYS)) for name, m in models.items()]
+        counts = [("n", count_cells(next(iter(models.values())), COLUMN_KEYS))]
+    chance = []
     if random_row is not None:
         from .core.evaluate import average
+        chance = [("Random (uniform)", [fmt(v) for v in [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]])]
+    widths = [max([len(c), 5] + [len(cells[i]) for _, cells in body + counts + chance]) for i, c in enumerate(cols)]
+
+    def row(name, cells):
+        return "  ".join([name.ljust(name_w)] + [c.rjust(w) for c, w in zip(cells, widths)])
+
+    lines = [row("Model", cols)] + [row(*r) for r in counts]
+    lines.append("-" * len(lines[0]))
+    lines += [row(*r) for r in body]
+    for r in chance:
         lines.append("-" * len(lines[0]))
-        lines.append(row("Random (uniform)", [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]))
+        lines.append(row(*r))
+    if counts:
+        from .intervals_cli import table_note
+        lines += ["", table_note(board)]
     unparsed = {n: m["unparsed"] for n, m in models.items() if m["unparsed"]}
     if unparsed:
         lines.append("")
@@ -342,6 +359,13 @@ def _print_diagnostics(diags, quiet: bool, limit: int = 30) -> None:
         print(str(d), file=sys.stderr)
     if len(items) > limit:
         print(f"... and {len(items) - limit} more", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ compare
+def cmd_compare(argv: list[str]) -> int:
+    """Compare two models on the same questions: differences, their intervals, paired tests."""
+    from .intervals_cli import cmd_compare as run
+    return run(argv)
 
 
 # ------------------------------------------------------------------ demo
