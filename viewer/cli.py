@@ -202,8 +202,8 @@ def cmd_score(argv: list[str]) -> int:
     add_benchmark_option(p)
     p.add_argument("--scoring-variant", metavar="NAME",
                    help="score with a known deviation from the benchmark's rule (VSI-Bench: eleven-thresholds)")
-    from .intervals_cli import add_interval_options, board_with_intervals
-    add_interval_options(p)
+    from .intervals_cli import add_interval_options, extend_board
+    add_interval_options(p)          # --ci, --replicates, --seed, --reference (viewer/intervals_cli.py)
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
@@ -226,9 +226,7 @@ def cmd_score(argv: list[str]) -> int:
 
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
-    board = session.leaderboard()
-    if args.ci:
-        board = board_with_intervals(session, board, args)
+    board = extend_board(session, session.leaderboard(), args)
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     elif args.format != "table":
@@ -272,6 +270,12 @@ def format_table(board: dict, random_row: dict | None = None, benchmark=None) ->
     if random_row is not None:
         from .core.evaluate import average
         chance = [("Random (uniform)", [fmt(v) for v in [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]])]
+    if board.get("reference"):               # score --reference: published rows, with their origin
+        from .core.reference_rows import label_of
+        refs = [(label_of(r), [fmt(v) for v in [r["columns"][k] for k in COLUMN_KEYS] + [r["avg"]]])
+                for r in board["reference"]]
+        chance += refs
+        name_w = max([name_w] + [len(name) for name, _ in refs])
     widths = [max([len(c), 5] + [len(cells[i]) for _, cells in body + counts + chance]) for i, c in enumerate(cols)]
 
     def row(name, cells):
@@ -280,12 +284,15 @@ def format_table(board: dict, random_row: dict | None = None, benchmark=None) ->
     lines = [row("Model", cols)] + [row(*r) for r in counts]
     lines.append("-" * len(lines[0]))
     lines += [row(*r) for r in body]
-    for r in chance:
+    if chance:
         lines.append("-" * len(lines[0]))
-        lines.append(row(*r))
+        lines += [row(*r) for r in chance]
     if counts:
         from .intervals_cli import table_note
         lines += ["", table_note(board)]
+    if board.get("reference"):
+        from .intervals_cli import reference_note
+        lines += [""] + reference_note(board)
     unparsed = {n: m["unparsed"] for n, m in models.items() if m["unparsed"]}
     if unparsed:
         lines.append("")

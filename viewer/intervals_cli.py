@@ -41,17 +41,29 @@ def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_interval_options(p: argparse.ArgumentParser) -> None:
-    """`score --ci [--replicates B] [--seed S]`."""
+    """`score --ci [--replicates B] [--seed S] [--reference paper|page|FILE.csv]`."""
     p.add_argument("--ci", action="store_true",
                    help="95 %% confidence intervals (percentile bootstrap over questions; Wilson for choice "
                         "columns) and each column's n, in the table, --json and --format (docs/intervals.md)")
     add_bootstrap_options(p)
 
 
-def board_with_intervals(session, board: dict, args) -> dict:
-    """The leaderboard document with every model's intervals (`score --ci`)."""
-    method = Bootstrap(args.replicates, seed=args.seed)
-    return add_to_board(board, model_intervals(session.release, session.results, method), method)
+    p.add_argument("--reference", metavar="paper|page|FILE.csv",
+                   help="show published results beside the models: the paper's Table 1 (paper), also the "
+                        "entries only the project page lists (page), or a CSV with Model and the columns; "
+                        "they have no interval")
+
+
+def extend_board(session, board: dict, args) -> dict:
+    """The leaderboard document with every model's intervals (`score --ci`) and the reference rows
+    (`score --reference`)."""
+    if args.ci:
+        method = Bootstrap(args.replicates, seed=args.seed)
+        add_to_board(board, model_intervals(session.release, session.results, method), method)
+    if args.reference:
+        from .core import reference_rows
+        reference_rows.add_to_board(board, reference_rows.reference_rows(args.reference, session.release.benchmark))
+    return board
 
 
 # ------------------------------------------------------------------ score --ci, as text
@@ -78,6 +90,12 @@ def count_cells(model: dict, keys) -> list[str]:
 
 def table_note(board: dict) -> str:
     return interval_note(board["intervals"]) + "; --json has both ends, and Wilson's for choice columns"
+
+
+def reference_note(board: dict) -> list[str]:
+    """Where the reference rows' numbers come from, under the table."""
+    sources = list(dict.fromkeys(ref["source"] for ref in board["reference"]))
+    return ["published rows: no per-question data, so no interval and no paired test; from " + "; ".join(sources)]
 
 
 # ------------------------------------------------------------------ compare

@@ -1,7 +1,7 @@
 """The leaderboard as CSV, Markdown or LaTeX, for `score --format` and the window's Export.
 
-One table (`board_rows`: a header, then one row per model and the Random
-reference row) written three ways; numbers have one decimal as in the paper,
+One table (`board_rows`: a header, then one row per model, the Random
+reference row and any published rows, `score --reference`) written three ways; numbers have one decimal as in the paper,
 and a missing value is empty (CSV) or a dash. A board with intervals
 (`score --ci`, core/intervals.py) adds `ErrorBars`: each value's interval and
 each column's n (CSV: "ci_low", "ci_high" and "n" columns; Markdown and LaTeX:
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .benchmarks import GST
 from .evaluate import average
 from .intervals import count_text, interval_note
+from .reference_rows import label_of
 
 RANDOM = "Random (uniform)"
 
@@ -56,7 +57,14 @@ def board_rows(board: dict, random_row: dict | None = None, benchmark=None,
             for name, m in board["models"].items() if models is None or name in models]
     if random_row is not None:
         rows.append((RANDOM, [random_row.get(k) for k in keys] + [average(random_row)]))
+    for ref in board.get("reference", ()):          # score --reference: published rows, named with their origin
+        rows.append((label_of(ref), [ref["columns"].get(k) for k in keys] + [ref["avg"]]))
     return header, rows
+
+
+def published_names(board: dict) -> frozenset[str]:
+    """The rows that are not loaded models: Random and the reference rows (never bold, no error bars)."""
+    return frozenset({RANDOM, *(label_of(ref) for ref in board.get("reference", ()))})
 
 
 def _num(v: float | None, none: str) -> str:
@@ -67,7 +75,7 @@ def _pm(v: float | None, half: float | None, none: str, pm: str = " ± ") -> str
     return _num(v, none) if v is None or half is None else f"{v:.1f}{pm}{half:.1f}"
 
 
-def to_csv(header: list[str], rows, bars: ErrorBars | None = None) -> str:
+def to_csv(header: list[str], rows, bars: ErrorBars | None = None, published=frozenset({RANDOM})) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     if bars is None:
@@ -84,7 +92,7 @@ def to_csv(header: list[str], rows, bars: ErrorBars | None = None) -> str:
     return out.getvalue()
 
 
-def to_markdown(header: list[str], rows, bars: ErrorBars | None = None) -> str:
+def to_markdown(header: list[str], rows, bars: ErrorBars | None = None, published=frozenset({RANDOM})) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
     lines = ["| " + " | ".join(cell(h) for h in header) + " |",
@@ -107,10 +115,11 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def to_latex(header: list[str], rows, bars: ErrorBars | None = None) -> str:
-    """A booktabs tabular; each column's best model value is bold (the Random row never is). With error bars,
-    each value is followed by its ± in small type, an n row follows the header and the note is a comment."""
-    models = [(n, v) for n, v in rows if n != RANDOM]
+def to_latex(header: list[str], rows, bars: ErrorBars | None = None, published=frozenset({RANDOM})) -> str:
+    """A booktabs tabular; each column's best model value is bold (the `published` rows, Random's and the
+    reference rows, never are; a rule comes before the first). With error bars, each value is followed by
+    its ± in small type, an n row follows the header and the note is a comment."""
+    models = [(n, v) for n, v in rows if n not in published]
     best = [max((v[c] for _, v in models if v[c] is not None), default=None) for c in range(len(header) - 1)]
     lines = [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
              " & ".join(tex_escape(h) for h in header) + r" \\"]
@@ -118,13 +127,16 @@ def to_latex(header: list[str], rows, bars: ErrorBars | None = None) -> str:
         lines.append(" & ".join([r"\textit{n}"] + [count_text(n).replace("†", r"$^\dagger$") for n in bars.counts])
                      + r" \\")
     lines.append(r"\midrule")
+    ruled = False
     for name, values in rows:
-        if name == RANDOM:
+        if name in published and not ruled:
             lines.append(r"\midrule")
+            ruled = True
         cells = []
         for c, v in enumerate(values):
             text = _num(v, "--")
-            bold = name != RANDOM and v is not None and best[c] is not None and round(v, 1) == round(best[c], 1)
+            bold = name not in published and v is not None and best[c] is not None and \
+                round(v, 1) == round(best[c], 1)
             text = r"\textbf{" + text + "}" if bold else text
             half = None if bars is None or v is None else bars.half(name, c)
             cells.append(text if half is None else text + r"{\scriptsize\,$\pm$\," + f"{half:.1f}" + "}")
@@ -142,5 +154,4 @@ SUFFIXES = {"csv": ".csv", "md": ".md", "tex": ".tex"}
 def export_board(fmt: str, board: dict, random_row: dict | None = None, benchmark=None,
                  models: list[str] | None = None) -> str:
     header, rows = board_rows(board, random_row, benchmark, models)
-    bars = error_bars(board, benchmark, models)
-    return FORMATS[fmt](header, rows) if bars is None else FORMATS[fmt](header, rows, bars)
+    return FORMATS[fmt](header, rows, error_bars(board, benchmark, models), published_names(board))
