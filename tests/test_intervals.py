@@ -182,3 +182,27 @@ def test_exports_carry_intervals_and_counts_with_ci(demo):
     assert md[2].startswith("| *n* | 6† |") and " ± " in md[3] and md[-1].startswith("± half the 95%")
     tex = export_board("tex", board, demo.random_row(), demo.release.benchmark, models=["noisy-expert"])
     assert r"\textit{n} & 6$^\dagger$" in tex and r"{\scriptsize\,$\pm$\," in tex and "sign-flipper" not in tex
+
+
+def test_a_benchmark_whose_overall_is_not_linear_is_aggregated_replicate_by_replicate(demo):
+    import copy
+    from dataclasses import fields
+
+    from viewer.core.intervals import ColumnLayout
+
+    base = demo.release.benchmark
+
+    class BestColumn(type(base)):
+        def overall(self, table, sub):
+            vals = [v for v in table.values() if v is not None]
+            return max(vals) if vals else None
+
+    release = copy.copy(demo.release)
+    release.benchmark = BestColumn(**{f.name: getattr(base, f.name) for f in fields(base)})
+    r = demo.results[2]
+    assert ColumnLayout(release, ~np.isnan(r.score)).weights is None
+    mi = model_intervals(release, [r], Bootstrap(replicates=200))[r.model]
+    assert mi.avg.value == max(iv.value for iv in mi.columns.values())
+    # per replicate the best column is at least each column, so its percentiles are too
+    assert mi.avg.low >= max(iv.low for iv in mi.columns.values())
+    assert mi.avg.high >= max(iv.high for iv in mi.columns.values()) - 1e-9
