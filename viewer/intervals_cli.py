@@ -46,8 +46,6 @@ def add_interval_options(p: argparse.ArgumentParser) -> None:
                    help="95 %% confidence intervals (percentile bootstrap over questions; Wilson for choice "
                         "columns) and each column's n, in the table, --json and --format (docs/intervals.md)")
     add_bootstrap_options(p)
-
-
     p.add_argument("--reference", metavar="paper|page|FILE.csv",
                    help="show published results beside the models: the paper's Table 1 (paper), also the "
                         "entries only the project page lists (page), or a CSV with Model and the columns; "
@@ -187,7 +185,7 @@ def _difference_cells(d, holm: bool) -> list[str]:
         return "-" if v is None else (f"{v:+.1f}" if signed else f"{v:.1f}")
 
     interval = "-" if d.low is None else f"[{d.low:+.1f}, {d.high:+.1f}]"
-    p_holm = (_p_text(d.p_holm) if holm else "") or ("-" if holm else "")
+    p_holm = (_p_text(d.p_holm) or "-") if holm else ""
     return [count_text(d.n), num(d.a), num(d.b), num(d.difference, signed=True), interval, _p_text(d.p) or "-",
             p_holm, "*" if d.significant() else ""]
 
