@@ -12,6 +12,10 @@ class GstBenchmark(Benchmark):
     def short_uid(self, question) -> str:
         return uid_tail(question.uid, question.target)
 
+    def published_rows(self, page: bool):
+        from .published import published_rows
+        return published_rows(self, page)
+
     # Its loader is imported when a release is opened: it needs the release types, which need the benchmarks.
     def detect(self, root: Path) -> bool:
         from .loader import detect
