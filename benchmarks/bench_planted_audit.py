@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from viewer.core.audit import run_audit  # noqa: E402
 from viewer.core.audit.types import listed  # noqa: E402
 from viewer.core.benchmarks.gst.columns import COLUMNS  # noqa: E402
-from viewer.core.reconstruct import (  # noqa: E402
+from viewer.core.benchmarks.gst.reconstruct import (  # noqa: E402
     DISTANCE_TOLERANCE_M,
     DISTANCE_TOLERANCE_REL,
     HEIGHT_MAX,

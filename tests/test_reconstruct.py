@@ -1,4 +1,4 @@
-"""Rebuilding the map geometry from the answers (core/reconstruct.py) and the answers_inconsistent check."""
+"""Rebuilding the map geometry from the answers (benchmarks/gst/reconstruct.py) and the answers_inconsistent check."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,8 @@ import pytest
 from viewer.assets import default_release
 from viewer.core import geometry as geo
 from viewer.core.audit import run_audit
+from viewer.core.benchmarks.gst.reconstruct import fit_scale, image_size, reconstruct
 from viewer.core.overlays import inferred_pose, published_map_overlay
-from viewer.core.reconstruct import fit_scale, image_size, reconstruct
 from viewer.core.release import load_release
 from viewer.core.scene.model import link_question, load_scene
 

@@ -30,8 +30,8 @@ from psygnal import evented
 
 from .browse import BrowseFilter, step_failure
 from .evaluate import ModelResult
+from .inferred import linked_map
 from .map_choice import MapChoice, MapSource, choose_map
-from .reconstruct import linked_map
 from .release import Question
 from .scene.model import QuestionGeometry
 from .scene.sources import SceneLibrary

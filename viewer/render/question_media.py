@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import UserError
+from ..core.inferred import inferred_for, linked_map
 from ..core.map_choice import MapKind, MapSource, choose_map
 from ..core.overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
 from ..core.primitives import Overlay
-from ..core.reconstruct import inferred_for, linked_map
 from ..core.scene.model import QuestionGeometry, link_question
 from ..core.scene.sources import SceneLibrary
 from ..core.session import Session

@@ -16,9 +16,9 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.benchmarks.vsi.objects import MetaInfoLibrary, objects_topdown
+from ..core.inferred import inferred_for
 from ..core.map_choice import MapKind, MapSource
 from ..core.overlays import model_answers, published_map_overlay, scene_map_overlay, scene_overlay_3d
-from ..core.reconstruct import inferred_for
 from ..core.scene.alone import scene_geometry
 from ..core.scene.model import QuestionGeometry, link_question
 from ..core.session import Session

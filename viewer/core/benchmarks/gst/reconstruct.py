@@ -29,9 +29,11 @@ from typing import Callable
 
 import numpy as np
 
-from .benchmarks.gst.columns import COLUMN_KEYS, COLUMNS
-from .benchmarks.gst.uid import split_uids, target_from_head
-from .diagnostics import Diagnostics
+from ...diagnostics import Diagnostics
+from ...inferred import Inferred, ScaleFit
+from ...overlays import breakable
+from .columns import COLUMN_KEYS, COLUMNS
+from .uid import split_uids, target_from_head
 
 ANGLE_TOLERANCE = 5.0            # degrees (spec)
 DISTANCE_TOLERANCE_M = 0.15      # metres, or ...
@@ -66,25 +68,6 @@ def map_bearing(dx, dy):
     return np.degrees(np.arctan2(-np.asarray(dx, float), -np.asarray(dy, float)))
 
 
-@dataclass(frozen=True)
-class ScaleFit:
-    metres_per_px: float         # in the pixels of the scene's reference map size: the band's middle
-    low: float                   # the band of scales the agreeing pairs all allow
-    high: float
-    pairs: int
-    spread: float                # the band's half width over its middle
-    weak: bool
-    uids: tuple[str, ...]        # the EDist questions it was fitted from
-    inliers: int = 0             # the pairs that agree with the fit (within the distance tolerance)
-    outliers: tuple[str, ...] = ()   # the EDist questions of the pairs that do not
-    weakness: str = ""           # why it is weak ("" when it is not)
-
-    def describe(self) -> str:
-        text = (f"{100 * self.low:.2f}-{100 * self.high:.2f} cm per map pixel from {self.inliers} of {self.pairs} "
-                f"distance answer{'s' if self.pairs != 1 else ''} (spread {100 * self.spread:.1f} %)")
-        return text + (f", weak: {self.weakness}" if self.weak else "")
-
-
 @dataclass
 class SceneMap:
     scene: str
@@ -95,20 +78,6 @@ class SceneMap:
     def to_px(self, point) -> np.ndarray:
         """Normalised points (0..999, cell centres already added) to reference pixels."""
         return np.asarray(point, float) / 1000.0 * np.asarray(self.size, float)
-
-
-@dataclass(frozen=True)
-class Inferred:
-    """What the answers say about one question's geometry, for drawing it on a map."""
-    scene: str
-    viewpoint: np.ndarray | None             # normalised (0..1000, cell centre), None when unknown
-    heading: float | None                    # map heading, degrees
-    target: np.ndarray | None                # normalised
-    scale: ScaleFit | None
-    map_size: tuple[int, int] | None
-    map_question: int | None
-    sources: tuple[tuple[str, str], ...]     # (what it gave, uid)
-    missing: tuple[str, ...]                 # what could not be inferred, and which question would supply it
 
 
 @dataclass
@@ -186,7 +155,31 @@ class Reconstruction:
         if sm.size is None:
             missing.append(f"the map's size: no map image of {name} could be read")
         return Inferred(name, point, heading, target, sm.scale, sm.size, sm.map_question, tuple(sources),
-                        tuple(missing))
+                        tuple(missing), sources_note(sources))
+
+
+_SHORT = {"position": ("Pos", r"pos_\d+_orient_\d+"), "heading": ("Ori", r"pos_\d+_orient_\d+"),
+          "target": ("GP", r"(?<=Global_Position_)\w+?(?=_video_\d+$)")}
+
+
+def _short(what: str, uid: str) -> str:
+    """A source question as its column and linking key (the full uids are in Inferred.sources and the audit)."""
+    import re
+    column, pattern = _SHORT.get(what, ("", ""))
+    m = re.search(pattern, uid) if pattern else None
+    return f"{column} {m.group(0)}" if m else breakable(uid)
+
+
+def sources_note(sources: list[tuple[str, str]]) -> str:
+    """The map's note on where the inferred geometry came from, grouped by what each question gave."""
+    if not sources:
+        return ""
+    by_what: dict[str, list[str]] = {}
+    for what, uid in sources:
+        by_what.setdefault(what, []).append(uid)
+    return "inferred from answers: " + "; ".join(
+        f"{what} ← {', '.join(_short(what, u) for u in uids) if what != 'scale' else f'{len(uids)} EDist'}"
+        for what, uids in by_what.items())
 
 
 # ------------------------------------------------------------------ building
@@ -531,13 +524,3 @@ def reconstruction_of(release) -> Reconstruction:
 def inferred_for(release, i: int) -> Inferred | None:
     """What the other answers give for question i; None when its uid links it to nothing."""
     return reconstruction_of(release).for_question(i)
-
-
-def linked_map(release, i: int):
-    """(uid, MediaRef) of the question whose map image shows question i's scene, for a question with none."""
-    inf = inferred_for(release, i)
-    if inf is None or inf.map_question is None:
-        return None
-    q = release.questions[inf.map_question]
-    ref = q.role_image("map")
-    return (q.uid, ref) if ref is not None else None

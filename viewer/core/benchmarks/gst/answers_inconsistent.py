@@ -28,9 +28,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import geometry as geo
-from ...benchmarks.gst.columns import COLUMNS
+from ...audit.auditors import ReleaseAuditor
+from ...audit.registry import Check
+from ...audit.types import VIEW_TARGET_COLUMNS, Finding
 from ...column import Columns
-from ...reconstruct import (
+from .columns import COLUMNS
+from .reconstruct import (
     ANGLE_TOLERANCE,
     DISTANCE_TOLERANCE_M,
     DISTANCE_TOLERANCE_REL,
@@ -51,9 +54,6 @@ from ...reconstruct import (
     scene_sizes,
     wrap,
 )
-from ..auditors import ReleaseAuditor
-from ..registry import Check
-from ..types import VIEW_TARGET_COLUMNS, Finding
 
 SCENE_POINT_UNITS = 3.0      # 3D cross-check: a rebuilt point this far from the scene's is flagged
 
