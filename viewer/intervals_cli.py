@@ -151,9 +151,8 @@ def _one_model(session, path: str):
         names = ", ".join(repr(s.model) for s in sets) or "none"
         raise UserError(f"{path}: compare takes one model per file; this one holds {len(sets)} ({names})")
     result = session.add_prediction_set(sets[0])
-    if not (result.status != "missing").any():
-        raise UserError(f"{path}: none of the {len(result.unknown_uids)} predictions of {result.model!r} "
-                        "matches a question of this release")
+    if result is None:                    # none of its answers matches a question: said by the session
+        raise UserError(session.diagnostics.with_code("prediction.no_match")[-1].message)
     return result
 
 

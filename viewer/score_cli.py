@@ -67,6 +67,8 @@ def cmd_score(argv: list[str]) -> int:
     failed = _failed_inputs(session)
     if not session.results:
         print_problems(session.diagnostics, DIAGNOSTICS_SHOWN)
+        if session.diagnostics.with_code("prediction.no_match"):
+            return EXIT_FAILED           # read, but none is this release's: said above, with what each looks like
         raise UserError("no prediction file could be read")
     printed: set[str] = set()
     if not args.quiet:
@@ -90,12 +92,8 @@ def cmd_score(argv: list[str]) -> int:
 
 def _failed_inputs(session) -> list[str]:
     """Why the run must exit 1: prediction files that could not be read, or matched no question."""
-    out = [d.message for d in session.diagnostics.with_code("prediction.unreadable")]
-    for r in session.results:
-        if r.unknown_uids and not (r.status != "missing").any():
-            out.append(f"{r.source}: none of the {len(r.unknown_uids)} predictions of {r.model!r} "
-                       "matches a question of this release")
-    return out
+    return [d.message for d in session.diagnostics.with_code("prediction.unreadable")
+            + session.diagnostics.with_code("prediction.no_match")]
 
 
 def format_table(board: dict, random_row: dict | None, benchmark) -> str:
