@@ -276,11 +276,12 @@ def _track(req: ImportRequest, traj: Trajectory, up: str, tmp: Path, lo, hi, dia
                    f"({', '.join(f'{v:+.4g}' for v in shift)}) m ({req.align_trajectory})", traj.source,
                    code="import.trajectory_aligned")
     mesh_name = req.mesh or req.omnigibson
-    check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
     why = inverted_trajectory(traj.poses, lo, hi)
     if why:
         diags.warning(f"the trajectory looks inverted: {why}; check --trajectory-format", traj.source,
                       code="import.trajectory_inverted")
+    else:             # inverted poses of an orbit all sit at one point: no scale to compare
+        check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
     outside = frame_mismatch(traj.poses, lo, hi)
     if outside:
         diags.warning(f"the trajectory and the mesh {mesh_name} do not look like one frame: {outside}", traj.source,

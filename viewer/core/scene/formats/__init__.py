@@ -142,18 +142,27 @@ def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1) -> str |
         return None
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     pad = margin * np.max(hi - lo) + 0.25
-    q = _inverted(p)
-    now, then = _inside(p[:, :3, 3], lo, hi, pad), _inside(q[:, :3, 3], lo, hi, pad)
-    if now < 0.5 and then >= 0.8:
-        return (f"only {now:.0%} of the camera centres are inside the mesh's bounds, but {then:.0%} of the "
-                "inverted poses' are: the file probably holds world-to-camera poses")
-    if now < 0.5:
-        centre = (lo + hi) / 2
-        look_now, look_then = looking_at(p, centre), looking_at(q, centre)
+    now = _inside(p[:, :3, 3], lo, hi, pad)
+    if now >= 0.5:
+        return None
+    centre = (lo + hi) / 2
+    look_now = looking_at(p, centre)
+    # The inverse, and for OpenGL formats (read as P = M F, F = diag(1, -1, -1, 1)) the inverse of M
+    # turned to OpenCV again: F inv(P) F.
+    inverse = _inverted(p)
+    for q in (inverse, _OPENGL_FLIP @ inverse @ _OPENGL_FLIP):
+        then = _inside(q[:, :3, 3], lo, hi, pad)
+        if then >= 0.8:
+            return (f"only {now:.0%} of the camera centres are inside the mesh's bounds, but {then:.0%} of the "
+                    "inverted poses' are: the file probably holds world-to-camera poses")
+        look_then = looking_at(q, centre)
         if look_now < 0.3 and look_then >= 0.7:
             return (f"the cameras stand outside the mesh's bounds and only {look_now:.0%} of them look towards it, "
                     f"but {look_then:.0%} of the inverted poses do: the file probably holds world-to-camera poses")
     return None
+
+
+_OPENGL_FLIP = np.diag([1.0, -1.0, -1.0, 1.0])
 
 
 FRAME_SCALE_RATIO = 10.0       # trajectory vs mesh extent beyond which they are not in one frame
