@@ -22,9 +22,9 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostics, UserError
 from ..core.scene.formats import (
+    Trajectory,
     UpDecision,
     UpEvidence,
-    Trajectory,
     align_trajectory,
     check_units,
     decide_up,
@@ -36,8 +36,8 @@ from ..core.scene.formats import (
     z_up,
     z_up_points,
 )
-from ..core.scene.formats.up import geometry_up
 from ..core.scene.formats.omnigibson import OmniGibsonScene, read_omnigibson
+from ..core.scene.formats.up import geometry_up
 from ..core.scene.model import Instance, Scene, TopdownMap, VideoTrack
 from ..core.scene.writer import scene_document, write_scene_document
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
@@ -228,11 +228,9 @@ def _omnigibson_geometry(og: OmniGibsonScene, meshes: str | None, tmp: Path, sce
             if box is None:
                 continue
             part = trimesh.creation.box(extents=box.size)
-            pose = obj.pose
         else:
             part.apply_scale(_object_scale(obj, og.instances[name], part))
-            pose = obj.pose
-        part.apply_transform(pose)
+        part.apply_transform(obj.pose)
         placed.add_geometry(part, node_name=name, geom_name=name)
     if missing:
         diags.warning(f"{len(missing)} objects have no mesh in {folder} (e.g. {missing[0]!r}); drawn as their boxes",
@@ -260,7 +258,7 @@ def _object_mesh_file(folder: Path, category: str, model: str | None) -> Path | 
 def _object_scale(obj, inst: Instance, part) -> np.ndarray:
     """What makes the model fill its `bounding_box` (OmniGibson's DatasetObject takes `bounding_box` or
     `scale`, not both), else the file's `scale`."""
-    if inst.bbox is not None:
+    if inst.bbox is not None and not inst.size_estimated:
         return inst.bbox.size / np.maximum(np.asarray(part.extents, float), 1e-9)
     return obj.scale if obj.scale is not None else np.ones(3)
 
@@ -306,8 +304,9 @@ def _track(req: ImportRequest, traj: Trajectory, up: str, tmp: Path, lo, hi, dia
 # ------------------------------------------------------------------ maps
 def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path, path: np.ndarray | None = None) -> None:
     """The floor plan and the occupancy map, 640 x 512, as PNGs in maps/, fitted to the geometry and the
-    camera path together when the path is near it (within the mesh's own extent of its bounds), so the
-    path is drawn inside the map; a path farther away was reported and would shrink the mesh to a dot."""
+    camera path together when the two span at most 3x the mesh's extent (so the path is drawn inside the
+    map; a path farther away was reported, and framing it would shrink the mesh to a dot). A scene with
+    neither walls nor floors (objects alone) gets a floor plan of the objects' footprints."""
     from .image_io import write_png
     from .topdown import fit_world_to_pixel, render_topdown
     if len(geometry.triangles) == 0:
@@ -321,12 +320,29 @@ def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path, path: np.ndarray |
     width, height = MAP_SIZE
     W = fit_world_to_pixel(lo, hi, width, height)
     rooms = {k: v.room for k, v in scene.instances.items() if v.room}
+    images = {level: render_topdown(geometry, W, width, height, level, rooms=rooms) for level in MAP_LEVELS}
+    if not geometry.kind_mask("wall", "floor").any():
+        images["floorplan"] = _footprint_plan(images["occupancy"], W, geometry.bounds())
     (tmp / "maps").mkdir()
-    for level in MAP_LEVELS:
-        image = render_topdown(geometry, W, width, height, level, rooms=rooms)
-        path = tmp / "maps" / f"{level}.png"
+    for level, image in images.items():
+        file = tmp / "maps" / f"{level}.png"
         try:
-            write_png(path, image)
+            write_png(file, image)
         except OSError as e:
-            raise UserError(f"{path}: cannot write the map ({e.strerror or e})") from None
-        scene.topdown[level] = TopdownMap(level, str(path), level, width, height, W)
+            raise UserError(f"{file}: cannot write the map ({e.strerror or e})") from None
+        scene.topdown[level] = TopdownMap(level, str(file), level, width, height, W)
+
+
+def _footprint_plan(occupancy: np.ndarray, W: np.ndarray, bounds) -> np.ndarray:
+    """A floor plan drawn from the objects alone: paper, with what stands inside the objects' footprint
+    (the occupancy map's blocked cells within their bounds) in the walls' colour."""
+    from .topdown import FLOORPLAN_PAPER, FLOORPLAN_WALL
+    height, width = occupancy.shape[:2]
+    u, v = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
+    xy = np.linalg.solve(W[:, :2], np.stack([u.ravel(), v.ravel()]) - W[:, 2:3]).T.reshape(height, width, 2)
+    lo, hi = (np.asarray(b, float)[:2] for b in bounds)
+    within = ((xy >= lo) & (xy <= hi)).all(axis=2)
+    image = np.empty((height, width, 3), np.uint8)
+    image[:] = FLOORPLAN_PAPER
+    image[within & (occupancy[..., 0] < 128)] = FLOORPLAN_WALL
+    return image

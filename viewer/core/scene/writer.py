@@ -72,6 +72,8 @@ def _instance(inst: Instance) -> dict:
         out["room"] = inst.room
     if inst.bbox is not None:
         out["bbox3"] = _box(inst.bbox)
+    if inst.size_estimated:
+        out["size_estimated"] = True
     return out
 
 

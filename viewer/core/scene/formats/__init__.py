@@ -4,8 +4,9 @@
   omnigibson     OmniGibson / BEHAVIOR-1K scene files -> instances with oriented boxes
   up             the up axis: given, or decided from the format, the cameras, the path or the floors
   here           turning the world z-up, tying poses to video frames, the units, inverted-trajectory
-                 and one-frame checks, aligning a trajectory to the mesh, and `staging_folder` (an import is written to a temporary folder and
-                 renamed into place, so nothing half-written is ever left in OUT_DIR)
+                 and one-frame checks, aligning a trajectory to the mesh, and `staging_folder` (an
+                 import is written to a temporary folder and renamed into place, so nothing
+                 half-written is ever left in OUT_DIR)
 
 `viewer.render.scene_import.import_scene` puts them together with the mesh
 (read with trimesh) and the rendered maps, and writes the folder with the
