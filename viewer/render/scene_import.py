@@ -107,8 +107,9 @@ def import_scene(req: ImportRequest, progress: Callable[[int, int], None] | None
     with staging_folder(out, replace=req.replace) as tmp:
         scene = Scene(scene_id, str(tmp), camera_convention="opencv")
         traj = read_trajectory(req.trajectory, req.trajectory_format, req.intrinsics) if req.trajectory else None
-        if traj is not None:
+        if traj is not None:          # read first: the cameras may decide the up axis
             diags.extend(traj.diagnostics)
+            tick("trajectory")
         poses = traj.poses if traj is not None else None
         if req.omnigibson:
             og = read_omnigibson(req.omnigibson)
