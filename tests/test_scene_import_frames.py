@@ -240,3 +240,17 @@ def test_cli_says_the_up_axis_and_aligns(tmp_path, capsys):
                  "--up=-z"])
     assert code == 0
     assert "up axis -z: given with --up" in capsys.readouterr().err
+
+
+def test_arkit_y_up_needs_no_up_option(tmp_path):
+    """ARKit's world is gravity-aligned y-up: its cameras say so, and the PLY beside it is turned with them."""
+    import trimesh
+    box = trimesh.creation.box(extents=(6, 4, 2.5))
+    box.apply_translation((3, 2, 1.25))
+    box.vertices = box.vertices @ UP_AXES["y"]               # z-up -> the file's y-up world
+    mesh = tmp_path / "room.ply"
+    box.export(str(mesh))
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh),
+                                        trajectory=str(DATA / "arkitscenes/lowres_wide.traj")))
+    assert (result.up.axis, result.up.source) == ("y", "cameras")
+    level_cameras(written(result).videos["trajectory"].poses)
