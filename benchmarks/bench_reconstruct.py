@@ -1,4 +1,4 @@
-"""Rebuilding the map geometry of a 200,000-question release from its answers (core/reconstruct.py).
+"""Rebuilding the map geometry of a 200,000-question release from its answers (core/benchmarks/gst/reconstruct.py).
 
 Run by hand: `.venv/bin/python benchmarks/bench_reconstruct.py`. Prints medians.
 
@@ -21,8 +21,8 @@ from bench_geometry import median_time  # noqa: E402  (the benchmarks folder is 
 
 from viewer.assets import default_release  # noqa: E402
 from viewer.core.benchmarks.gst.columns import COLUMN_BY_KEY  # noqa: E402
+from viewer.core.benchmarks.gst.reconstruct import reconstruct  # noqa: E402
 from viewer.core.benchmarks.gst.uid import parse_uid  # noqa: E402
-from viewer.core.reconstruct import reconstruct  # noqa: E402
 from viewer.core.release import load_release  # noqa: E402
 
 N = 200_000

@@ -76,8 +76,13 @@ def test_positional_predictions_match_release_order(real_samples, tmp_path):
     s0 = open_session(real_samples, [])
     order = [q.uid for q in s0.release.questions]
     f = tmp_path / "pos.tsv"
-    f.write_text("index\tprediction\n" + "".join(
-        f"{k}\t{s0.release.get(u).answer_raw}\n" for k, u in enumerate(order)))
+    # VLMEvalKit's layout: the dataset's own question text beside each index (checked before a match by position)
+    import csv
+    with open(f, "w", newline="") as out:
+        w = csv.writer(out, delimiter="\t")
+        w.writerow(["index", "question", "prediction"])
+        for k, u in enumerate(order):
+            w.writerow([k, s0.release.get(u).texts[-1], s0.release.get(u).answer_raw])
     s = open_session(real_samples, [f])
     assert s.leaderboard()["models"]["pos"]["avg"] == pytest.approx(100)
 

@@ -1,6 +1,5 @@
 """Reviewer flags: history and undo, export round trip, and the faults (corrupt, locked, killed, two writers)."""
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -11,6 +10,7 @@ import pytest
 
 from viewer.cli import main
 from viewer.core.diagnostics import UserError
+from viewer.core.review import annotations as annotations_mod
 from viewer.core.review import flags as flags_mod
 from viewer.core.review.flags import DB_NAME, FlagConflict, FlagStore, annotations_path
 from viewer.core.review.flags_io import export_flags, import_flags
@@ -143,7 +143,7 @@ def test_read_only_release_keeps_flags_in_the_user_data_folder(tmp_path, monkeyp
     release.mkdir()
     assert annotations_path(release) == release.resolve() / DB_NAME
     monkeypatch.setenv("GST_VIEWER_DATA", str(tmp_path / "data"))
-    monkeypatch.setattr(flags_mod, "_folder_writable", lambda folder: False)
+    monkeypatch.setattr(annotations_mod, "_folder_writable", lambda folder: False)
     path = annotations_path(release)
     assert path.parent == tmp_path / "data" / "annotations" and path.name.startswith("release-")
     s = FlagStore.for_release(release)
@@ -300,14 +300,22 @@ def test_a_newer_schema_is_read_only_and_not_called_damaged(tmp_path):
     s.close()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write a read-only file")
 def test_a_read_only_database_is_said_when_opened(tmp_path):
+    """Run where the file mode truly stops writing (as root too: tests/read_only.py)."""
+    from read_only import run_python
     path = tmp_path / DB_NAME
-    FlagStore(path).close()
-    path.chmod(0o444)
     s = FlagStore(path)
-    assert s.readonly and "read-only" in s.problem
+    s.set_verdict("q1", "ok")
     s.close()
+    path.chmod(0o444)
+    readonly, problem, verdict = run_python(textwrap.dedent("""
+        import json, sys
+        from viewer.core.review.flags import FlagStore
+        s = FlagStore(sys.argv[1])
+        print(json.dumps([s.readonly, s.problem, s.get("q1").verdict]))
+        """), [], args=[str(path)])
+    assert readonly and "read-only" in problem and str(path) in problem
+    assert verdict == "ok"                            # still shown
 
 
 def test_import_skips_a_row_with_a_lone_surrogate(store, tmp_path):

@@ -1,4 +1,4 @@
-"""Rebuilding the map geometry from the answers (core/reconstruct.py) and the answers_inconsistent check."""
+"""Rebuilding the map geometry from the answers (benchmarks/gst/reconstruct.py) and the answers_inconsistent check."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,8 @@ import pytest
 from viewer.assets import default_release
 from viewer.core import geometry as geo
 from viewer.core.audit import run_audit
+from viewer.core.benchmarks.gst.reconstruct import fit_scale, image_size, reconstruct
 from viewer.core.overlays import inferred_pose, published_map_overlay
-from viewer.core.reconstruct import fit_scale, image_size, reconstruct
 from viewer.core.release import load_release
 from viewer.core.scene.model import link_question, load_scene
 
@@ -152,9 +152,13 @@ def test_scale_fit_is_robust_and_weak_with_one_pair():
     p = rng.uniform(50, 400, 20)
     d = np.sqrt((0.02 * p) ** 2 + 1.0)
     d[3] *= 2
-    fit = fit_scale(p, d)
-    assert fit.metres_per_px == pytest.approx(0.02, rel=0.01) and fit.height == pytest.approx(1.0, abs=0.1)
+    fit = fit_scale(p, d, tuple(f"q{k}" for k in range(20)))
+    # The band the agreeing pairs allow holds the true scale; the doubled answer is left out of it.
+    assert fit.low <= 0.02 <= fit.high and fit.metres_per_px == pytest.approx(0.02, rel=0.03)
+    assert fit.outliers == ("q3",) and not fit.weak
     assert fit_scale(p[:1], d[:1]).weak
+    # Two of three pairs wrong in the same way outvote nothing: too few agree for a strong scale.
+    assert fit_scale(p[:3], d[:3] * np.array([1, 2, 2.1])).weak
 
 
 def test_image_size_reads_png_and_jpeg_headers():

@@ -13,9 +13,9 @@ from overlay_queries import signature as overlay_signature
 
 from viewer.assets import assets_dir
 from viewer.core import primitives as pr
+from viewer.core.inferred import inferred_for
 from viewer.core.map_choice import MapKind, MapSource
 from viewer.core.overlays import published_map_overlay, scene_map_overlay
-from viewer.core.reconstruct import inferred_for
 from viewer.core.release import load_release
 from viewer.core.scene.model import link_question
 from viewer.core.scene.sources import SceneLibrary

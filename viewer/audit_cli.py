@@ -111,18 +111,23 @@ def format_report(report, limit: int | None = FINDINGS_SHOWN) -> str:
         why = f"{reasons[0][0]} ({reasons[0][1]})" if reasons else ""
         lines.append(f"{check.ljust(width)}  {CHECKS[check].severity:<8}  {n['flagged']:>7}  "
                      f"{n['checked']:>7}  {n['skipped']:>7}  {why}")
-    findings = report.findings
+    findings = report.listed()
     if findings:
         lines.append("")
         shown = findings if limit is None else findings[:limit]
         for f in shown:
-            lines.append(f"{f.severity:<7} {f.check}  {f.uid or '(release)'}: {f.message}")
+            # A dependent finding is listed once, indented under the finding whose question explains it.
+            indent = "    " if f.depends_on is not None else ""
+            lines.append(f"{indent}{f.severity:<7} {f.check}  {f.uid or '(release)'}: {f.message}")
         if len(findings) > len(shown):
             lines.append(f"... and {len(findings) - len(shown)} more (--all, or --json for every detail)")
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     lines.append("")
+    dependent = sum(1 for f in findings if f.depends_on is not None)
     lines.append(f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
-                 f"{counts['info']} info; {report.rays_cast:,} rays cast (for {report.rays_covered:,} samples) "
+                 f"{counts['info']} info"
+                 + (f" ({dependent} of them depend on another finding's question)" if dependent else "")
+                 + f"; {report.rays_cast:,} rays cast (for {report.rays_covered:,} samples) "
                  f"in {report.seconds:.1f} s")
     return "\n".join(lines)
 

@@ -1,8 +1,10 @@
 """`gst-viewer`: the one entry point, a table of commands; each command lives in its own module.
 
     gst-viewer [RELEASE] [--predictions P ...]   open the window (default: bundled demo)  (viewer/window_cli.py)
-    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex]   Table 1
+    gst-viewer score RELEASE [-p] PRED [PRED ...] [--parser strict|lenient] [--format csv|md|tex] [--ci]   Table 1
                                                  (viewer/score_cli.py)
+    gst-viewer compare RELEASE A B [--json]      two models: differences, intervals, paired tests
+                                                 (viewer/intervals_cli.py)
     gst-viewer make-demo OUT                     generate a demo release (viewer/demo_cli.py)
     gst-viewer --selftest [--no-window]          check, headless, that the app works (viewer/selftest.py)
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
@@ -44,6 +46,8 @@ class Command:
 COMMANDS = {
     "score": Command("score_cli", "cmd_score",
                      "Score prediction files against a release: the paper's Table 1, or JSON"),
+    "compare": Command("intervals_cli", "cmd_compare",
+                       "Two models on the same questions: differences, their intervals, paired tests"),
     "make-demo": Command("demo_cli", "cmd_make_demo",
                          "Generate a demo release with 3D scenes, videos and simulated models' predictions"),
     "--selftest": Command("selftest", "main", "Check, headless, that the app works on this machine"),

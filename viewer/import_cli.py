@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from .core.diagnostics import UserError
-from .core.scene.formats import FORMATS, UP_AXES
+from .core.scene.formats import ALIGNMENTS, FORMATS, UP_CHOICES
 
 
 def parser() -> argparse.ArgumentParser:
@@ -20,11 +20,17 @@ def parser() -> argparse.ArgumentParser:
     src.add_argument("--mesh", metavar="MESH", help="a mesh trimesh reads: ply, obj, glb/gltf, ...")
     p.add_argument("--meshes", metavar="DIR", help="with --omnigibson: decrypted per-object meshes, used instead of "
                                                    "the boxes (<model>.glb or <category>/<model>/*)")
-    p.add_argument("--up", choices=sorted(UP_AXES), default="z",
-                   help="the up axis of the mesh and trajectory (default z); y for y-up captures (ARKit)")
+    p.add_argument("--up", choices=UP_CHOICES, default="auto",
+                   help="the up axis of the mesh and trajectory; auto (the default) decides it from the data: the "
+                        "format's convention (glTF y, OmniGibson z), else the cameras' up, the path's plane, the "
+                        "floors, else z, and says which and why")
     p.add_argument("--trajectory", metavar="FILE", help="camera poses (a file, or a ScanNet/COLMAP folder)")
     p.add_argument("--trajectory-format", choices=FORMATS,
                    help="the trajectory's format; guessed from the file when omitted (and said so)")
+    p.add_argument("--align-trajectory", choices=ALIGNMENTS, default="none",
+                   help="center: move the path so that its centre is the mesh's (a trajectory in another frame)")
+    p.add_argument("--trajectory-scale", type=float, default=1.0, metavar="S",
+                   help="scale the camera centres by S first (e.g. 0.001 for a trajectory in millimetres)")
     p.add_argument("--intrinsics", metavar="FILE", help="a .pincam (ARKitScenes), when not beside the .traj")
     p.add_argument("--video", metavar="FILE", help="the video the poses belong to (copied into the scene)")
     p.add_argument("--tie", choices=("index", "timestamp"),
@@ -41,18 +47,26 @@ def cmd_import_scene(argv: list[str]) -> int:
     from .render.scene_import import ImportRequest, import_scene
 
     request = ImportRequest(out_dir=args.out_dir, omnigibson=args.omnigibson, meshes=args.meshes, mesh=args.mesh,
-                            up=args.up, trajectory=args.trajectory, trajectory_format=args.trajectory_format,
+                            up=args.up, trajectory=args.trajectory, align_trajectory=args.align_trajectory,
+                            trajectory_scale=args.trajectory_scale, trajectory_format=args.trajectory_format,
                             intrinsics=args.intrinsics, video=args.video, tie=args.tie, scene_id=args.scene_id,
                             replace=args.replace)
     try:
         result = import_scene(request)
     except OSError as e:
         raise UserError(f"{getattr(e, 'filename', None) or args.out_dir}: {e.strerror or e}") from None
-    for d in result.diagnostics:
-        if not args.quiet or d.level == "error":
-            print(str(d), file=sys.stderr)
+    for line in collapsed(d for d in result.diagnostics if not args.quiet or d.level == "error"):
+        print(line, file=sys.stderr)
     if not args.quiet:
         print(result.summary())
         times = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         print(f"time: {times}")
-    return 0
+    return 1 if result.failed else 0
+
+
+def collapsed(diagnostics) -> list[str]:
+    """One line per distinct message, in first-seen order, with a count when it repeats."""
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        counts[str(d)] = counts.get(str(d), 0) + 1
+    return [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]

@@ -49,6 +49,8 @@ def cmd_score(argv: list[str]) -> int:
     known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
     p.add_argument("--scoring-variant", metavar="NAME",
                    help=f"score with a known deviation from the benchmark's rule ({known})")
+    from .intervals_cli import add_interval_options, extend_board
+    add_interval_options(p)          # --ci, --replicates, --seed, --reference (viewer/intervals_cli.py)
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
@@ -65,6 +67,8 @@ def cmd_score(argv: list[str]) -> int:
     failed = _failed_inputs(session)
     if not session.results:
         print_problems(session.diagnostics, DIAGNOSTICS_SHOWN)
+        if session.diagnostics.with_code("prediction.no_match"):
+            return EXIT_FAILED           # read, but none is this release's: said above, with what each looks like
         raise UserError("no prediction file could be read")
     printed: set[str] = set()
     if not args.quiet:
@@ -72,7 +76,7 @@ def cmd_score(argv: list[str]) -> int:
 
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
-    board = session.leaderboard()
+    board = extend_board(session, session.leaderboard(), args)
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     elif args.format != "table":
@@ -88,12 +92,8 @@ def cmd_score(argv: list[str]) -> int:
 
 def _failed_inputs(session) -> list[str]:
     """Why the run must exit 1: prediction files that could not be read, or matched no question."""
-    out = [d.message for d in session.diagnostics.with_code("prediction.unreadable")]
-    for r in session.results:
-        if r.unknown_uids and not (r.status != "missing").any():
-            out.append(f"{r.source}: none of the {len(r.unknown_uids)} predictions of {r.model!r} "
-                       "matches a question of this release")
-    return out
+    return [d.message for d in session.diagnostics.with_code("prediction.unreadable")
+            + session.diagnostics.with_code("prediction.no_match")]
 
 
 def format_table(board: dict, random_row: dict | None, benchmark) -> str:
@@ -101,22 +101,43 @@ def format_table(board: dict, random_row: dict | None, benchmark) -> str:
     models = board["models"]
     name_w = max([len("Model"), len("Random (uniform)")] + [len(m) for m in models])
     cols = [benchmark.label(k) for k in COLUMN_KEYS] + ["Avg"]
-    widths = [max(len(c), 5) for c in cols]
 
     def fmt(v):
         return "-" if v is None else f"{v:.1f}"
 
-    def row(name, values):
-        return "  ".join([name.ljust(name_w)] + [fmt(v).rjust(w) for v, w in zip(values, widths)])
-
-    lines = ["  ".join(["Model".ljust(name_w)] + [c.rjust(w) for c, w in zip(cols, widths)])]
-    lines.append("-" * len(lines[0]))
-    for name, m in models.items():
-        lines.append(row(name, [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]))
+    body = [(name, [fmt(v) for v in [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]]) for name, m in models.items()]
+    counts = []
+    if "intervals" in board and models:       # score --ci: "41.9 ± 2.3" and each column's n
+        from .intervals_cli import count_cells, interval_cells
+        body = [(name, interval_cells(m, COLUMN_KEYS)) for name, m in models.items()]
+        counts = [("n", count_cells(next(iter(models.values())), COLUMN_KEYS))]
+    chance = []
     if random_row is not None:
         from .core.evaluate import average
+        chance = [("Random (uniform)", [fmt(v) for v in [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]])]
+    if board.get("reference"):               # score --reference: published rows, with their origin
+        from .core.reference_rows import label_of
+        refs = [(label_of(r), [fmt(v) for v in [r["columns"][k] for k in COLUMN_KEYS] + [r["avg"]]])
+                for r in board["reference"]]
+        chance += refs
+        name_w = max([name_w] + [len(name) for name, _ in refs])
+    widths = [max([len(c), 5] + [len(cells[i]) for _, cells in body + counts + chance]) for i, c in enumerate(cols)]
+
+    def row(name, cells):
+        return "  ".join([name.ljust(name_w)] + [c.rjust(w) for c, w in zip(cells, widths)])
+
+    lines = [row("Model", cols)] + [row(*r) for r in counts]
+    lines.append("-" * len(lines[0]))
+    lines += [row(*r) for r in body]
+    if chance:
         lines.append("-" * len(lines[0]))
-        lines.append(row("Random (uniform)", [random_row[k] for k in COLUMN_KEYS] + [average(random_row)]))
+        lines += [row(*r) for r in chance]
+    if counts:
+        from .intervals_cli import table_note
+        lines += ["", table_note(board)]
+    if board.get("reference"):
+        from .intervals_cli import reference_note
+        lines += [""] + reference_note(board)
     unparsed = {n: m["unparsed"] for n, m in models.items() if m["unparsed"]}
     if unparsed:
         lines.append("")

@@ -29,6 +29,21 @@ def report() -> AuditReport:
     return AuditReport(findings, tally, list(tally.counts), seconds=0.5)
 
 
+def test_audit_panel_lists_dependents_under_their_cause(qtbot):
+    cause = Finding("gp", "answers_inconsistent", "error", "2 findings depend on GP_v desk", {},
+                    dependents=("ed", "edist"))
+    findings = [Finding("a", "answers_inconsistent", "error", "other", {}),
+                Finding("ed", "answers_inconsistent", "error", "direction", {}, depends_on="gp"),
+                Finding("edist", "answers_inconsistent", "warning", "distance", {}, depends_on="gp"), cause]
+    tally = Tally(CHECKS.ids())
+    panel = AuditPanel()
+    qtbot.addWidget(panel)
+    panel.set_report(AuditReport(findings, tally, list(tally.counts)))
+    assert [f.uid for f in panel.visible_findings()] == ["a", "gp", "ed", "edist"]
+    model = panel.model
+    assert [model.data(model.index(r, 2)) for r in range(4)] == ["a", "gp", "↳ ed", "↳ edist"]
+
+
 def test_audit_panel_filters_and_emits_the_uid(qtbot):
     panel = AuditPanel()
     qtbot.addWidget(panel)

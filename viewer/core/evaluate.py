@@ -27,6 +27,9 @@ class ModelResult:
     unknown_uids: list[str] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     profile: str = STRICT          # the parse profile the answers were read with (answers.PROFILES)
+    # Why no answer of the file was matched to a question, for people ("" when some were): what the file
+    # looks like, and what it was checked against. Session leaves such a file out, with this message.
+    unmatched: str = ""
 
     def parsed(self, release: Release, i: int):
         """The scored answer to question i as its kind gives it (float, (x, y), option index), or None."""
@@ -98,6 +101,7 @@ def evaluate(release: Release, preds: PredictionSet,
     `parse_cache` when scoring several models: their answers repeat, and each distinct one is
     then parsed once."""
     check_profile(profile)
+    read_as, n_given = preds.read_as, len(preds.raw)
     preds = release.benchmark.prepare_predictions(release, preds)
     n = len(release)
     keys = list(preds.raw)
@@ -105,9 +109,10 @@ def evaluate(release: Release, preds: PredictionSet,
     get = release.index.get
     found = np.fromiter(map(get, keys, repeat(-1)), np.int64, len(keys))
     unknown = []
+    by_position, refused = match_by_position(release, preds, [keys[j] for j in np.flatnonzero(found < 0).tolist()])
     for j in np.flatnonzero(found < 0).tolist():
         key = keys[j]
-        if preds.positional and key.isdigit() and int(key) < n:
+        if key in by_position:
             found[j] = int(key)
         else:
             unknown.append(key)
@@ -123,19 +128,79 @@ def evaluate(release: Release, preds: PredictionSet,
     score, error = score_all(release, answer)
     diags = Diagnostics()
     diags.extend(preds.diagnostics)
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        diags.warning(f"{len(unknown)} predictions name questions not in this release: {shown}",
-                      preds.source, code="prediction.unknown_uid")
+    unmatched = "" if present.any() else _unmatched(release, read_as, n_given, refused)
+    if unknown and not unmatched:
+        shown = ", ".join(repr(shown_key(u)) for u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        diags.warning(f"{len(unknown)} predictions name questions not in this release: {shown}"
+                      + (f" ({refused})" if refused else ""), preds.source, code="prediction.unknown_uid")
     n_missing = int(np.sum(~present & (release.column >= 0)))
-    if n_missing:
+    if n_missing and not unmatched:
         diags.warning(f"{n_missing} questions have no prediction from {preds.model!r}; "
                       "they score 0", preds.source, code="prediction.missing")
-    if preds.positional and any(k not in release.index for k in preds.raw):
-        diags.info("some predictions carry no uid and were matched by their position "
-                   "(doc_id / index) in the release", preds.source, code="prediction.matched_by_position")
+    if by_position:
+        diags.info(f"{len(by_position)} predictions carry no uid and were matched by their position "
+                   "(doc_id / index) in the release, their question texts agreeing with the release's",
+                   preds.source, code="prediction.matched_by_position")
     return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
-                       unknown, diags, profile)
+                       unknown, diags, profile, unmatched)
+
+
+# A match by position is taken when at least this share of the file's rows that carry their own question
+# text (up to predictions.QUESTION_SAMPLE of them) agree with the release's question at that position.
+POSITION_AGREEMENT = 0.8
+
+
+def match_by_position(release: Release, preds: PredictionSet, keys: list[str]) -> tuple[set[str], str]:
+    """The keys (positions) of a positional file that match their question by position, and why none do
+    ("" when they do, or the file is not positional). A position alone proves nothing: the file's own
+    question text must agree with the release's at that position."""
+    if not preds.positional:
+        return set(), ""
+    n = len(release)
+    candidates = [k for k in keys if k.isdigit() and int(k) < n]
+    if not candidates:
+        return set(), ""
+    texts = [(k, t) for k, t in preds.questions.items() if k.isdigit() and int(k) < n]
+    if not texts:
+        return set(), "matched by position only when the file gives its own question text, and it gives none"
+    agree = sum(_same_question(t, release.questions[int(k)]) for k, t in texts)
+    if agree < POSITION_AGREEMENT * len(texts):
+        return set(), (f"matched by position only when the questions agree, and {len(texts) - agree} of the "
+                       f"{len(texts)} rows checked ask another question than the release's at that position")
+    return set(candidates), ""
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _same_question(text: str, question) -> bool:
+    """Whether a file's question text is the release question's: one holds the other, spaces and case aside."""
+    mine = _words(text)
+    theirs = _words(" ".join(question.texts) + " " + str(question.meta.get("question", "")))
+    return bool(mine) and (mine in theirs or (len(theirs) > 20 and theirs in mine)
+                           or any(_words(t) in mine for t in question.texts if len(_words(t)) > 20))
+
+
+def shown_key(key: str) -> str:
+    """A prediction key for people: control characters (a reader's internal separators) as " / "."""
+    return "".join(" / " if ord(c) < 32 else c for c in key)
+
+
+def _unmatched(release: Release, read_as: str, n: int, refused: str) -> str:
+    """What a file none of whose answers matched looks like, and what it was checked against."""
+    from .benchmarks.registry import BENCHMARKS
+    owner = next((b for b in BENCHMARKS.values() if any(f.label == read_as for f in b.prediction_formats)), None)
+    this = release.benchmark.title
+    plural = read_as.split(" (")[0].endswith(("records", "responses"))
+    kind = read_as if plural else f"a {read_as}" if read_as else "a prediction file"
+    looks = f"a {owner.title} prediction file ({read_as})" if owner is not None and owner is not release.benchmark \
+        else kind
+    if refused:
+        return f"{looks} of {n} rows whose questions match none of this release's prompts ({refused})"
+    if owner is not None and owner is not release.benchmark:
+        return f"{looks}; this release is {this}: none of its {n} answers matches a question"
+    return f"{looks}: {n} answer{'s' if n != 1 else ''}, none of which matches a question of this {this} release"
 
 
 def parse_answers(release: Release, raw: np.ndarray, present: np.ndarray, profile: str,

@@ -25,8 +25,8 @@ from . import geometry as geo
 from . import primitives as pr
 from .answers import is_scored
 from .evaluate import ModelResult
+from .inferred import Inferred
 from .primitives import Overlay
-from .reconstruct import Inferred
 from .release import Question
 from .scene.model import QuestionGeometry
 
@@ -67,7 +67,7 @@ class MapContext:
     viewpoint_px: np.ndarray | None = None
     target_distance: float | None = None   # metres from the view to the target's centre, on the ground
     reach: float = 1.0                     # metres: a length that reads well on this map
-    # Geometry rebuilt from other questions' answers (core/reconstruct.py) rather than read from a scene:
+    # Geometry rebuilt from other questions' answers (`Benchmark.inferred`) rather than read from a scene:
     # which parts ("viewpoint", "heading", "target", "scale"), and whether the heading and scale are known.
     inferred: frozenset[str] = frozenset()
     heading_known: bool = True
@@ -127,7 +127,7 @@ def published_map_overlay(question: Question, qi: int, results: list[ModelResult
                           width: int, height: int, inferred: Inferred | None = None) -> Overlay | None:
     """Truth and answers on a release's map image (no scene metadata); None when nothing can be drawn.
 
-    `inferred` (core/reconstruct.py) places the viewpoint, its heading, the
+    `inferred` (`Benchmark.inferred`, core/inferred.py) places the viewpoint, its heading, the
     target and the scale from the scene's other questions; all of it is
     drawn and labelled as inferred, and what is missing is said in a note.
     """
@@ -162,19 +162,7 @@ def inferred_pose(point_px, heading: float, metres_per_px: float) -> tuple[np.nd
     return W, pose
 
 
-_SHORT = {"position": ("Pos", r"pos_\d+_orient_\d+"), "heading": ("Ori", r"pos_\d+_orient_\d+"),
-          "target": ("GP", r"(?<=Global_Position_)\w+?(?=_video_\d+$)")}
-
-
-def _short(what: str, uid: str) -> str:
-    """A source question as its column and linking key (the full uids are in Inferred.sources and the audit)."""
-    import re
-    column, pattern = _SHORT.get(what, ("", ""))
-    m = re.search(pattern, uid) if pattern else None
-    return f"{column} {m.group(0)}" if m else _breakable(uid)
-
-
-def _breakable(text: str) -> str:
+def breakable(text: str) -> str:
     """Uids may wrap after their underscores (a zero-width space), so a note never widens its panel."""
     return text.replace("_", "_\u200b")
 
@@ -210,16 +198,11 @@ def _inferred_geometry(ov: Overlay, inf: Inferred, width: int, height: int) -> d
         parts.add("target")
         ov.add(pr.Marker(pr.TARGET, None, (pr.L_TARGET,), pr.Z_TARGET, at=inf.target / 1000.0 * size, shape="square"))
         ov.legend.append(pr.LegendItem("target", f"target {INFERRED}", layers=(pr.L_TARGET,)))
-    if inf.sources:
-        by_what: dict[str, list[str]] = {}
-        for what, uid in inf.sources:
-            by_what.setdefault(what, []).append(uid)
-        ov.notes.append("inferred from answers: " + "; ".join(
-            f"{what} ← {', '.join(_short(what, u) for u in uids) if what != 'scale' else f'{len(uids)} EDist'}"
-            for what, uids in by_what.items()))
+    if inf.note:
+        ov.notes.append(inf.note)
     if inf.scale is not None and inf.scale.weak:
         ov.notes.append(f"the scale is weak: {inf.scale.describe()}")
-    ov.notes.extend(f"not inferred: {_breakable(m)}" for m in inf.missing)
+    ov.notes.extend(f"not inferred: {breakable(m)}" for m in inf.missing)
     out["inferred"] = frozenset(parts)
     return out
 

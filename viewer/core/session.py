@@ -36,7 +36,8 @@ class Session:
 
     def add_predictions(self, path: str | Path) -> list[ModelResult]:
         """Load, score and add one prediction file; UserError if unreadable."""
-        return [self.add_prediction_set(s) for s in self.release.benchmark.merge_predictions(load_predictions(path))]
+        sets = self.release.benchmark.merge_predictions(load_predictions(path))
+        return [r for r in map(self.add_prediction_set, sets) if r is not None]
 
     def read_prediction_files(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None
                               ) -> tuple[list[PredictionSet], list[str]]:
@@ -58,11 +59,17 @@ class Session:
         """`read_prediction_files`, each set scored under the session's profile with its parse cache, but not
         added: the window scores on a worker thread and adds the results (`add_result`) on its own."""
         sets, errors = self.read_prediction_files(paths, progress)
-        return [evaluate(self.release, s, self.parse_cache, self.profile) for s in sets], errors
+        results = [evaluate(self.release, s, self.parse_cache, self.profile) for s in sets]
+        return [r for r in results if not r.unmatched], errors + [unmatched_message(r) for r in results if r.unmatched]
 
-    def add_prediction_set(self, s: PredictionSet) -> ModelResult:
+    def add_prediction_set(self, s: PredictionSet) -> ModelResult | None:
+        """Score a set and add it; None (with one error said) when none of its answers matches a question:
+        such a file is left out of the leaderboard rather than shown as a row of zeros."""
         s.model = self._unique_name(s.model)
         r = evaluate(self.release, s, self.parse_cache, self.profile)
+        if r.unmatched:
+            self.diagnostics.error(unmatched_message(r), code="prediction.no_match")
+            return None
         self.results.append(r)
         self.diagnostics.extend(r.diagnostics)
         return r
@@ -102,6 +109,11 @@ class Session:
         while f"{name} ({k})" in taken:
             k += 1
         return f"{name} ({k})"
+
+
+def unmatched_message(r: ModelResult) -> str:
+    """The one message of a prediction file none of whose answers matches a question."""
+    return f"{r.source}: {r.unmatched}; left out"
 
 
 def open_session(release_path: str | Path, prediction_paths: list[str | Path] = (),

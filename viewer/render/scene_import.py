@@ -22,7 +22,13 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostics, UserError
 from ..core.scene.formats import (
+    Trajectory,
+    UpDecision,
+    UpEvidence,
+    align_trajectory,
     check_units,
+    decide_up,
+    frame_mismatch,
     inverted_trajectory,
     read_trajectory,
     staging_folder,
@@ -31,8 +37,9 @@ from ..core.scene.formats import (
     z_up_points,
 )
 from ..core.scene.formats.omnigibson import OmniGibsonScene, read_omnigibson
+from ..core.scene.formats.up import geometry_up
 from ..core.scene.model import Instance, Scene, TopdownMap, VideoTrack
-from ..core.scene.writer import write_scene
+from ..core.scene.writer import scene_document, write_scene_document
 from .scene_mesh import SceneMesh, boxes_mesh, load_scene_mesh
 
 MAP_SIZE = (640, 512)                 # the benchmark's map size
@@ -47,8 +54,10 @@ class ImportRequest:
     omnigibson: str | None = None         # an OmniGibson scene file
     meshes: str | None = None             # with it: decrypted per-object meshes
     mesh: str | None = None               # or: one mesh (ply, obj, glb/gltf, ...)
-    up: str = "z"                         # the mesh's and trajectory's up axis
+    up: str = "auto"                      # the mesh's and trajectory's up axis; auto: decided from the data
     trajectory: str | None = None
+    align_trajectory: str = "none"        # "center": the path's centre moved onto the mesh's
+    trajectory_scale: float = 1.0         # camera centres scaled by this (about the origin) first
     trajectory_format: str | None = None  # None: guessed, and said so
     intrinsics: str | None = None         # a .pincam for formats that keep them apart
     video: str | None = None
@@ -63,13 +72,20 @@ class ImportResult:
     scene: Scene                          # as written (paths inside `folder`)
     diagnostics: Diagnostics
     timings: dict[str, float] = field(default_factory=dict)   # seconds per step
+    up: UpDecision | None = None          # the up axis used, and why
+
+    @property
+    def failed(self) -> bool:
+        """True when the import wrote no geometry at all (nothing to draw, no map)."""
+        return bool(self.diagnostics.with_code("import.no_geometry"))
 
     def summary(self) -> str:
         s = self.scene
         parts = [f"{len(s.instances)} instances" if s.instances else None,
                  "a mesh" if s.mesh else None,
                  f"{len(s.videos[TRAJECTORY_ID].poses)} camera poses" if TRAJECTORY_ID in s.videos else None,
-                 f"maps: {', '.join(s.topdown)}" if s.topdown else None]
+                 f"maps: {', '.join(s.topdown)}" if s.topdown else None,
+                 f"up {self.up.axis} ({self.up.source})" if self.up else None]
         return f"imported {s.id} into {self.folder}: " + ", ".join(p for p in parts if p)
 
 
@@ -90,22 +106,38 @@ def import_scene(req: ImportRequest, progress: Callable[[int, int], None] | None
 
     with staging_folder(out, replace=req.replace) as tmp:
         scene = Scene(scene_id, str(tmp), camera_convention="opencv")
+        traj = read_trajectory(req.trajectory, req.trajectory_format, req.intrinsics) if req.trajectory else None
+        if traj is not None:          # read first: the cameras may decide the up axis
+            diags.extend(traj.diagnostics)
+            tick("trajectory")
+        poses = traj.poses if traj is not None else None
         if req.omnigibson:
             og = read_omnigibson(req.omnigibson)
             diags.extend(og.diagnostics)
             scene.instances = og.instances
             tick("scene file")
+            up = _decide_up(req, UpEvidence("z", "OmniGibson scenes are z-up", "format"), poses, None, diags)
             geometry = _omnigibson_geometry(og, req.meshes, tmp, scene, diags)
         else:
-            geometry = _mesh_geometry(req.mesh, req.up, tmp, scene, tick)
+            mesh = load_scene_mesh(Path(req.mesh))          # UserError for a missing, unreadable or empty mesh
+            tick("mesh reading")
+            claim = UpEvidence("y", "glTF is y-up by its specification", "format") \
+                if Path(req.mesh).suffix.lower() in (".glb", ".gltf") else None
+            up = _decide_up(req, claim, poses, lambda: geometry_up(mesh.vertices, mesh.triangles), diags)
+            geometry = _mesh_geometry(req.mesh, mesh, up.axis, tmp, scene)
         tick("geometry")
         lo, hi = geometry.bounds()
-        if req.trajectory:
-            scene.videos[TRAJECTORY_ID] = _track(req, tmp, lo, hi, diags)
+        record: dict = {"up": up.record()}
+        if traj is not None:
+            scene.videos[TRAJECTORY_ID] = _track(req, traj, up.axis, tmp, lo, hi, diags, record)
         tick("trajectory")
-        render_maps(geometry, scene, tmp)
+        if len(geometry.triangles) == 0:
+            diags.error("the import wrote no geometry at all: no object has a box or a mesh, so there is nothing "
+                        "to draw and no map", req.omnigibson or req.mesh, code="import.no_geometry")
+        track = scene.videos.get(TRAJECTORY_ID)
+        render_maps(geometry, scene, tmp, track.poses[track.valid, :3, 3] if track is not None else None)
         tick("maps")
-        write_scene(scene)
+        write_scene_document(scene.folder, scene_document(scene, imported=record))
         tick("write")
     written = Scene(scene.id, str(out.absolute()), scene.camera_convention,
                     _moved(scene.mesh, tmp, out), scene.instances,
@@ -113,7 +145,17 @@ def import_scene(req: ImportRequest, progress: Callable[[int, int], None] | None
                      for k, m in scene.topdown.items()},
                     {k: VideoTrack(v.id, _moved(v.file, tmp, out), v.fps, v.intrinsics, v.poses)
                      for k, v in scene.videos.items()})
-    return ImportResult(out.absolute(), written, diags, timings)
+    return ImportResult(out.absolute(), written, diags, timings, up)
+
+
+def _decide_up(req: ImportRequest, claim: UpEvidence | None, poses, geometry, diags: Diagnostics) -> UpDecision:
+    """--up, or the axis the data says (and why), said in the import's output."""
+    up = decide_up(req.up, format_claim=claim, poses=poses, geometry=geometry)
+    source = req.omnigibson or req.mesh
+    diags.info(f"up axis {up.axis}: {up.why}", source, code="import.up_axis")
+    if up.disagreement:
+        diags.warning(up.disagreement, source, code="import.up_disagreement")
+    return up
 
 
 class _Ticker:
@@ -134,11 +176,9 @@ def _moved(path: str | None, tmp: Path, out: Path) -> str | None:
 
 
 # ------------------------------------------------------------------ geometry
-def _mesh_geometry(path: str, up: str, tmp: Path, scene: Scene, tick) -> SceneMesh:
+def _mesh_geometry(path: str, mesh: SceneMesh, up: str, tmp: Path, scene: Scene) -> SceneMesh:
     """The mesh, z-up: copied as is when it already is (and is one self-contained file), else rewritten."""
     src = Path(path)
-    mesh = load_scene_mesh(src)                 # UserError for a missing, unreadable or empty mesh
-    tick("mesh reading")
     if up != "z" or src.suffix.lower() not in (".ply", ".glb"):
         mesh.vertices = np.ascontiguousarray(z_up_points(mesh.vertices, up), np.float32)
         dst = tmp / "mesh.ply"
@@ -189,11 +229,9 @@ def _omnigibson_geometry(og: OmniGibsonScene, meshes: str | None, tmp: Path, sce
             if box is None:
                 continue
             part = trimesh.creation.box(extents=box.size)
-            pose = obj.pose
         else:
             part.apply_scale(_object_scale(obj, og.instances[name], part))
-            pose = obj.pose
-        part.apply_transform(pose)
+        part.apply_transform(obj.pose)
         placed.add_geometry(part, node_name=name, geom_name=name)
     if missing:
         diags.warning(f"{len(missing)} objects have no mesh in {folder} (e.g. {missing[0]!r}); drawn as their boxes",
@@ -221,22 +259,32 @@ def _object_mesh_file(folder: Path, category: str, model: str | None) -> Path | 
 def _object_scale(obj, inst: Instance, part) -> np.ndarray:
     """What makes the model fill its `bounding_box` (OmniGibson's DatasetObject takes `bounding_box` or
     `scale`, not both), else the file's `scale`."""
-    if inst.bbox is not None:
+    if inst.bbox is not None and not inst.size_estimated:
         return inst.bbox.size / np.maximum(np.asarray(part.extents, float), 1e-9)
     return obj.scale if obj.scale is not None else np.ones(3)
 
 
 # ------------------------------------------------------------------ trajectory
-def _track(req: ImportRequest, tmp: Path, lo, hi, diags: Diagnostics) -> VideoTrack:
-    traj = read_trajectory(req.trajectory, req.trajectory_format, req.intrinsics)
-    diags.extend(traj.diagnostics)
-    traj.poses = z_up(traj.poses, req.up)
+def _track(req: ImportRequest, traj: Trajectory, up: str, tmp: Path, lo, hi, diags: Diagnostics,
+           record: dict) -> VideoTrack:
+    traj.poses = z_up(traj.poses, up)
+    if req.align_trajectory != "none" or req.trajectory_scale != 1.0:
+        traj.poses, shift = align_trajectory(traj.poses, lo, hi, req.align_trajectory, req.trajectory_scale)
+        record["trajectory"] = {"scale": float(req.trajectory_scale), "translation": [float(v) for v in shift]}
+        diags.info(f"trajectory scaled by {req.trajectory_scale:g} and moved by "
+                   f"({', '.join(f'{v:+.4g}' for v in shift)}) m ({req.align_trajectory})", traj.source,
+                   code="import.trajectory_aligned")
     mesh_name = req.mesh or req.omnigibson
-    check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
     why = inverted_trajectory(traj.poses, lo, hi)
     if why:
         diags.warning(f"the trajectory looks inverted: {why}; check --trajectory-format", traj.source,
                       code="import.trajectory_inverted")
+    else:             # inverted poses of an orbit all sit at one point: no scale to compare
+        check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
+    outside = frame_mismatch(traj.poses, lo, hi)
+    if outside:
+        diags.warning(f"the trajectory and the mesh {mesh_name} do not look like one frame: {outside}", traj.source,
+                      code="import.trajectory_outside_mesh")
     poses, fps, file = traj.poses, None, None
     if req.video:
         from .video import VideoError, VideoReader
@@ -255,22 +303,47 @@ def _track(req: ImportRequest, tmp: Path, lo, hi, diags: Diagnostics) -> VideoTr
 
 
 # ------------------------------------------------------------------ maps
-def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path) -> None:
-    """The floor plan and the occupancy map, 640 x 512, fitted to the geometry, as PNGs in maps/."""
+def render_maps(geometry: SceneMesh, scene: Scene, tmp: Path, path: np.ndarray | None = None) -> None:
+    """The floor plan and the occupancy map, 640 x 512, as PNGs in maps/, fitted to the geometry and the
+    camera path together when the two span at most 3x the mesh's extent (so the path is drawn inside the
+    map; a path farther away was reported, and framing it would shrink the mesh to a dot). A scene with
+    neither walls nor floors (objects alone) gets a floor plan of the objects' footprints."""
     from .image_io import write_png
     from .topdown import fit_world_to_pixel, render_topdown
     if len(geometry.triangles) == 0:
         return
     lo, hi = geometry.bounds()
+    if path is not None and len(path):
+        size = float(np.max(np.asarray(hi) - np.asarray(lo)))
+        both_lo, both_hi = np.minimum(lo, path.min(axis=0)), np.maximum(hi, path.max(axis=0))
+        if float(np.max(both_hi - both_lo)) <= 3 * size:
+            lo, hi = both_lo, both_hi
     width, height = MAP_SIZE
     W = fit_world_to_pixel(lo, hi, width, height)
     rooms = {k: v.room for k, v in scene.instances.items() if v.room}
+    images = {level: render_topdown(geometry, W, width, height, level, rooms=rooms) for level in MAP_LEVELS}
+    if not geometry.kind_mask("wall", "floor").any():
+        images["floorplan"] = _footprint_plan(images["occupancy"], W, geometry.bounds())
     (tmp / "maps").mkdir()
-    for level in MAP_LEVELS:
-        image = render_topdown(geometry, W, width, height, level, rooms=rooms)
-        path = tmp / "maps" / f"{level}.png"
+    for level, image in images.items():
+        file = tmp / "maps" / f"{level}.png"
         try:
-            write_png(path, image)
+            write_png(file, image)
         except OSError as e:
-            raise UserError(f"{path}: cannot write the map ({e.strerror or e})") from None
-        scene.topdown[level] = TopdownMap(level, str(path), level, width, height, W)
+            raise UserError(f"{file}: cannot write the map ({e.strerror or e})") from None
+        scene.topdown[level] = TopdownMap(level, str(file), level, width, height, W)
+
+
+def _footprint_plan(occupancy: np.ndarray, W: np.ndarray, bounds) -> np.ndarray:
+    """A floor plan drawn from the objects alone: paper, with what stands inside the objects' footprint
+    (the occupancy map's blocked cells within their bounds) in the walls' colour."""
+    from .topdown import FLOORPLAN_PAPER, FLOORPLAN_WALL
+    height, width = occupancy.shape[:2]
+    u, v = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
+    xy = np.linalg.solve(W[:, :2], np.stack([u.ravel(), v.ravel()]) - W[:, 2:3]).T.reshape(height, width, 2)
+    lo, hi = (np.asarray(b, float)[:2] for b in bounds)
+    within = ((xy >= lo) & (xy <= hi)).all(axis=2)
+    image = np.empty((height, width, 3), np.uint8)
+    image[:] = FLOORPLAN_PAPER
+    image[within & (occupancy[..., 0] < 128)] = FLOORPLAN_WALL
+    return image

@@ -69,7 +69,9 @@ class FindingsModel(QAbstractTableModel):
         f = self.findings[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (f.severity, f.check, f.uid or "(whole release)", f.message)[col]
+            # A dependent finding sits under the finding whose question explains it (report.listed()).
+            sample = f.uid or "(whole release)"
+            return (f.severity, f.check, f"↳ {sample}" if f.depends_on is not None else sample, f.message)[col]
         if role == Qt.ItemDataRole.ForegroundRole and col == 0:
             return QBrush(SEVERITY_COLORS.get(f.severity, QColor(0, 0, 0)))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -231,7 +233,7 @@ class AuditPanel(QWidget):
 
     def _refilter(self) -> None:
         check, severity = self.filter.check, self.filter.severity
-        findings = self.report.findings if self.report else []
+        findings = self.report.listed() if self.report else []
         shown = [f for f in findings if (check is None or f.check == check)
                  and (severity is None or f.severity == severity)]
         self.model.set_findings(shown)

@@ -71,10 +71,7 @@ class AuditController(QObject):
             self.message.emit(f"{uid}: not in this release")
 
     def _session_loaded(self) -> None:
-        if self.store is not None:
-            self.flags.set_store(None)
-            self.store.close()
-            self.store = None
+        self.close_store()
         self.panel.set_report(None)
         if self.state.session is None:
             return
@@ -83,6 +80,10 @@ class AuditController(QObject):
         if self.store.problem:
             self.message.emit(self.store.problem)
 
-    def save(self) -> None:
-        """The window is closing: keep a note typed but not yet saved."""
-        self.flags.save_note()
+    def close_store(self) -> None:
+        """Another release, or the window is closing: keep a note typed but not yet saved, and close the
+        flags database (its WAL checkpointed, -wal and -shm removed)."""
+        if self.store is not None:
+            self.flags.set_store(None)           # saves the note being typed
+            self.store.close()
+            self.store = None

@@ -73,11 +73,16 @@ class CompareBar(QWidget):
 
     # ------------------------------------------------------------ binding
     def _session_changed(self) -> None:
-        if self.store is not None:
-            self.store.close()
+        self.close_store()
         path = self.state.release_path
         self.store = ViewStore.for_release(path) if path and self.state.session is not None else None
         self._fill_models()
+
+    def close_store(self) -> None:
+        """Another release, or the window is closing: close the saved views' database."""
+        if self.store is not None:
+            self.store.close()
+            self.store = None
 
     def _fill_models(self) -> None:
         with self.bindings.refilling(self.b_box):

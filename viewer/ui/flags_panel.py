@@ -3,9 +3,11 @@
 Shortcuts (window-wide): Ctrl+1 ok, Ctrl+2 bad ground truth, Ctrl+3 ambiguous,
 Ctrl+4 bad media, Ctrl+0 clear; Ctrl+Return saves the note; Ctrl+Z undoes
 the last flag change (inside the note editor Ctrl+Z undoes typing, as usual).
-Every change is written at once (viewer.core.flags); when the store is
+Every change is written at once (viewer.core.review.flags); when the store is
 read-only (damaged or locked database) the panel says why and stays usable
-for reading. It follows the state's question.
+for reading. It says where the flags are saved (beside the release, or in the
+user data folder when the release folder is read-only), and `whereChanged`
+repeats it for the status bar. It follows the state's question.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ SHORTCUTS = {"ok": "Ctrl+1", "bad_gt": "Ctrl+2", "ambiguous": "Ctrl+3", "bad_med
 
 class FlagsPanel(QWidget):
     message = pyqtSignal(str)            # for the status bar
+    whereChanged = pyqtSignal(str, str)  # where flags are saved: a few words and the full path, for the status bar
 
     def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
@@ -74,6 +77,11 @@ class FlagsPanel(QWidget):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #b00020;")
         self.problem.hide()
+        self.where = QLabel()
+        self.where.setWordWrap(True)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.where.setStyleSheet("color: gray;")
+        self._where_said: tuple[str, str] | None = None
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -84,6 +92,7 @@ class FlagsPanel(QWidget):
         bottom.addWidget(self.info, 1)
         bottom.addWidget(self.save_button)
         layout.addLayout(bottom)
+        layout.addWidget(self.where)
         self._refresh()
         state.events.question.connect(lambda: self.set_uid(state.uid))
 
@@ -186,6 +195,22 @@ class FlagsPanel(QWidget):
             self.info.setText("not reviewed yet")
         else:
             self.info.setText(f"last change by {flag.author} at {flag.at}")
+        self._show_where()
+
+    def _show_where(self) -> None:
+        """Where the flags are saved (the file may not exist yet: it is created at the first flag)."""
+        if self.store is None:
+            said = ("", "")
+        else:
+            saved = "saved" if self.store.path.exists() else "to be saved at the first flag"
+            self.where.setText(f"Flags and views {saved} in {self.store.where}")
+            reason = self.store.location.reason
+            said = (f"flags: in your data folder ({reason})" if reason else "flags: beside the release",
+                    self.store.where)
+        self.where.setVisible(self.store is not None)
+        if said != self._where_said:
+            self._where_said = said
+            self.whereChanged.emit(*said)
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.note and event.type() == QEvent.Type.FocusOut:

@@ -24,7 +24,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ..core.scene.formats import FORMATS, UP_AXES
+from ..core.scene.formats import FORMATS, UP_CHOICES
 from .jobs import Jobs
 
 OMNIGIBSON, MESH = "OmniGibson scene file", "Mesh + camera trajectory"
@@ -78,7 +78,7 @@ class ImportSceneDialog(QDialog):
         for f in FORMATS:
             self.format.addItem(f, f)
         self.up = QComboBox()
-        self.up.addItems(sorted(UP_AXES, reverse=True))
+        self.up.addItems(UP_CHOICES)           # auto first: decided from the data, and said
         self.video = PathField("file", "Video (optional)", "Videos (*.mp4 *.mov *.avi *.mkv);;All files (*)")
         mesh_page = QWidget()
         mesh_form = QFormLayout(mesh_page)

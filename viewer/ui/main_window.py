@@ -119,6 +119,10 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         sb.addWidget(self.status_label, 1)
         sb.addPermanentWidget(self.problems_button)
+        self.flags_where = QLabel()                # where flags and views are saved; the full path as tooltip
+        self.flags_panel.whereChanged.connect(lambda short, full: (self.flags_where.setText(short),
+                                                                   self.flags_where.setToolTip(full)))
+        sb.addPermanentWidget(self.flags_where)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
 
@@ -440,7 +444,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event) -> None:
-        self.audit.save()
+        self.audit.close_store()             # the release holds annotations.sqlite alone afterwards
+        self.compare_bar.close_store()
         self.save_layout()
         self.sample_view.player.pause()
         self.jobs.shutdown()

@@ -28,6 +28,10 @@ class Finding:
     severity: str
     message: str
     details: dict = field(default_factory=dict)
+    # Grouping (answers_inconsistent): a finding explained by another finding's question names it in
+    # `depends_on` (that finding's uid, same check); the explaining finding lists its dependents' uids.
+    depends_on: str | None = None
+    dependents: tuple[str, ...] = ()
 
     @property
     def code(self) -> str:
@@ -35,8 +39,29 @@ class Finding:
         return self.check
 
     def to_json(self) -> dict:
-        return {"uid": self.uid, "check": self.check, "severity": self.severity,
-                "message": self.message, "details": json_safe(self.details, digits=None)}
+        out = {"uid": self.uid, "check": self.check, "severity": self.severity,
+               "message": self.message, "details": json_safe(self.details, digits=None)}
+        if self.depends_on is not None:
+            out["depends_on"] = self.depends_on
+        if self.dependents:
+            out["dependents"] = list(self.dependents)
+        return out
+
+
+def listed(findings: list[Finding]) -> list[Finding]:
+    """Findings in listing order: each finding with dependents followed by them, each finding once."""
+    heads = {(f.check, f.uid): f for f in findings if f.dependents}
+    under: dict[tuple[str, str | None], list[Finding]] = {}
+    for f in findings:
+        if f.depends_on is not None and (f.check, f.depends_on) in heads:
+            under.setdefault((f.check, f.depends_on), []).append(f)
+    out = []
+    for f in findings:
+        if f.depends_on is not None and (f.check, f.depends_on) in heads:
+            continue
+        out.append(f)
+        out += under.get((f.check, f.uid), []) if f.dependents else []
+    return out
 
 
 class Tally:
@@ -109,7 +134,11 @@ class AuditReport:
         return self.tally.summary()
 
     def to_json(self) -> dict:
-        return {"findings": [f.to_json() for f in self.findings], "summary": self.summary()}
+        return {"findings": [f.to_json() for f in listed(self.findings)], "summary": self.summary()}
+
+    def listed(self) -> list[Finding]:
+        """The findings as the table, the JSON and the audit dock list them (`listed`)."""
+        return listed(self.findings)
 
     def by_uid(self) -> dict[str, list[Finding]]:
         out: dict[str, list[Finding]] = {}

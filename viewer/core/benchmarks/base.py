@@ -145,6 +145,21 @@ class Benchmark:
             vals += [v for v in sub.values() if v is not None]
         return float(np.mean(vals)) if vals else None
 
+    def own_checks(self) -> tuple:
+        """Audit checks of this benchmark's own (core/audit/registry.Check), registered with the built-in
+        ones; their columns say which questions they judge."""
+        return ()
+
+    def inferred(self, release, i: int):
+        """What the other questions' answers say about question i's geometry (core/inferred.Inferred), for a
+        release that ships no scene metadata; None when this benchmark infers nothing."""
+        return None
+
+    def published_rows(self, page: bool):
+        """Published results to show beside the loaded models (core/reference_rows.ReferenceRow): the paper's
+        rows, and with `page` also those only its project page lists; None when none are bundled."""
+        return None
+
     def short_uid(self, question) -> str:
         """The part of a question's uid that tells it from its neighbours in a list (the browser's uid
         column): by default the uid without its scene's name in front."""

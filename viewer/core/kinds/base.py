@@ -40,6 +40,9 @@ class AnswerKind:
     # path leads the eye to the answer (a place, a direction), yes for options that are whole maps.
     path_gives_nothing_away: bool = False
     picks_an_option: bool = False      # the answer is one of the question's option images
+    # Every question scores 0 or 1, so a column's mean is a binomial proportion (core/intervals.py
+    # then adds a Wilson interval).
+    hit_or_miss: bool = False
 
     def convention_for(self, column) -> str:
         """How an answer of this column is written, in one line for people."""

@@ -14,6 +14,7 @@ class ChoiceKind(AnswerKind):
     convention = "one option letter"
     path_gives_nothing_away = True
     picks_an_option = True
+    hit_or_miss = True
     truths_in_bulk = True              # no domain: parse_many reads as parse() does
 
     def parse(self, raw, n_options: int = 4, profile: str = STRICT):

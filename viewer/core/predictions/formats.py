@@ -33,6 +33,15 @@ class PredictionSet:
     positional: bool = False
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     format: str = "jsonl"
+    # The file's own question or prompt text of its first rows (key -> text), when it has one: a file matched
+    # by position is matched only where these agree with the release's questions (evaluate.match_by_position).
+    questions: dict[str, str] = field(default_factory=dict)
+    read_as: str = ""            # the label of the format it was read as ("VLMEvalKit table (TSV/CSV)")
+
+    def note_question(self, key: str, text: Any) -> None:
+        """Keep the file's question text of a row, for the first QUESTION_SAMPLE rows that have one."""
+        if isinstance(text, str) and text.strip() and len(self.questions) < QUESTION_SAMPLE:
+            self.questions[key] = text
 
     def put(self, key: str, value: Any, line: int | None) -> None:
         if key in self.raw:
@@ -45,6 +54,7 @@ class PredictionSet:
             self.lines[key] = line
 
 
+QUESTION_SAMPLE = 200      # rows whose own question text is kept, to check a match by position
 HEAD_BYTES = 4096
 _BOM = b"\xef\xbb\xbf"
 _UNREAD = object()
@@ -131,6 +141,7 @@ def _load(path: Path) -> list[PredictionSet]:
     sets = fmt.read(path, head, diags)
     for s in sets:
         s.diagnostics.items[:0] = diags.items
+        s.read_as = s.read_as or fmt.label
     if not any(s.raw for s in sets):
         msgs = "; ".join(str(d) for d in diags.items[:3])
         raise UserError(f"{path}: no predictions found" + (f" ({msgs})" if msgs else ""))

@@ -156,6 +156,7 @@ def from_records(path: Path, records: Iterable[tuple[int | None, Any]],
             s = sets[model] = PredictionSet(model, str(path), format="lmms-eval" if lmms else "jsonl")
         if lmms and not _has_uid(rec):
             s.positional = True
+            s.note_question(str(key), _lmms_question(rec))
         s.put(str(key), value, line)
     return list(sets.values())
 
@@ -177,6 +178,20 @@ def _lmms_record(rec: dict) -> tuple[Any, Any]:
     if value is None:
         value = _first_text(rec.get("resps"))
     return key, ("" if value is None else value)
+
+
+def _lmms_question(rec: dict) -> Any:
+    """The question an lmms-eval record asked: its doc's question or prompt, else the prompt it was given."""
+    doc = rec.get("doc") if isinstance(rec.get("doc"), dict) else {}
+    for k in ("question", "prompt", "text"):
+        if isinstance(doc.get(k), str):
+            return doc[k]
+    if isinstance(rec.get("input"), str):
+        return rec["input"]
+    args = rec.get("arguments")
+    while isinstance(args, (list, dict)) and args:
+        args = args[0] if isinstance(args, list) else next(iter(args.values()))
+    return args if isinstance(args, str) else None
 
 
 def _first_text(x: Any) -> Any:

@@ -35,6 +35,7 @@ def _table_set(path: Path, header: list[str], rows: Iterable[tuple[int, list[Any
                         f"columns; found {', '.join(map(str, header))}")
     s = PredictionSet(default_model(path), str(path), format=fmt)
     s.positional = "uid" not in cols
+    question_col = cols.get("question")
     for line, row in rows:
         if len(row) <= max(key_col, val_col):
             s.diagnostics.error(f"row has {len(row)} cells, expected at least "
@@ -47,6 +48,8 @@ def _table_set(path: Path, header: list[str], rows: Iterable[tuple[int, list[Any
             s.diagnostics.error("row without an index", path, line, code="prediction.no_uid")
             continue
         s.put(str(key).strip(), "" if row[val_col] is None else row[val_col], line)
+        if s.positional and question_col is not None and question_col < len(row):
+            s.note_question(str(key).strip(), row[question_col])
     return s
 
 

@@ -3,22 +3,22 @@
 A view names models by name, not by load order, so it opens on another day
 with other prediction files: a model that is no longer loaded is skipped and
 `ResolvedView.skipped` says which. The table lives in the flags database
-(`flags.annotations_path`: `annotations.sqlite` beside the release, else the
-user data folder), with the same conventions: WAL with a busy timeout, every
-write one `BEGIN IMMEDIATE` transaction, a damaged or locked file leaves the
-store read-only with `problem` saying why.
+(`review/annotations.py`: `annotations.sqlite` beside the release, else the
+user data folder, created at the first save), with the same conventions: WAL
+with a busy timeout while written, every write one `BEGIN IMMEDIATE`
+transaction, a damaged or locked file leaves the store read-only with
+`problem` saying why.
 """
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from ..browse import BrowseFilter
 from ..diagnostics import UserError
-from .flags import BUSY_SECONDS, annotations_path, immediate_transaction, now
+from .annotations import AnnotationStore, annotation_location
+from .flags import now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS views(
@@ -81,41 +81,16 @@ def resolve_view(name: str, doc: dict, models: tuple[str, ...]) -> ResolvedView:
     return ResolvedView(name, f, (key, bool(descending)), visible, tuple(skipped))
 
 
-class ViewStore:
+class ViewStore(AnnotationStore):
     """The saved views of one release."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.problem: str | None = None
-        self._lock = threading.Lock()
-        self._con: sqlite3.Connection | None = None
-        try:
-            con = sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None,
-                                  check_same_thread=False)
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=FULL")
-            con.executescript(_SCHEMA)
-            self._con = con
-        except sqlite3.Error as e:
-            self.problem = f"{self.path}: saved views cannot be opened ({e}); they are read-only"
+    SCHEMA = _SCHEMA
+    WHAT = "saved views"
 
     @classmethod
     def for_release(cls, release_root: str | Path) -> "ViewStore":
-        path = annotations_path(release_root)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            store = cls.__new__(cls)
-            store.path, store._con, store._lock = path, None, threading.Lock()
-            store.problem = f"{path.parent}: cannot create the folder for saved views ({e.strerror or e})"
-            return store
-        return cls(path)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+        """The release's saved views; nothing is created before the first one is saved."""
+        location = annotation_location(release_root)
+        return cls(location.path, location)
 
     def names(self) -> list[str]:
         return [name for name, _ in self._read()]
@@ -130,14 +105,7 @@ class ViewStore:
         return out
 
     def _read(self) -> list[tuple[str, str]]:
-        if self._con is None:
-            return []
-        try:
-            with self._lock:
-                return self._con.execute("SELECT name, doc FROM views ORDER BY name COLLATE NOCASE").fetchall()
-        except sqlite3.Error as e:
-            self.problem = f"{self.path}: saved views cannot be read ({e})"
-            return []
+        return self._rows("SELECT name, doc FROM views ORDER BY name COLLATE NOCASE")
 
     def save(self, name: str, doc: dict) -> None:
         """Store (or replace) the view `name`."""
@@ -152,10 +120,4 @@ class ViewStore:
         self._write("DELETE FROM views WHERE name = ?", (name,))
 
     def _write(self, sql: str, args: tuple) -> None:
-        if self._con is None:
-            raise UserError(self.problem or f"{self.path}: saved views are read-only")
-        with self._lock:
-            try:
-                immediate_transaction(self._con, lambda con: con.execute(sql, args))
-            except sqlite3.Error as e:
-                raise UserError(f"{self.path}: the view was not saved ({e})") from None
+        self._transaction(lambda con: con.execute(sql, args))

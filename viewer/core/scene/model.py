@@ -95,6 +95,7 @@ class Instance:
     semantic: str
     room: str | None
     bbox: Box3 | None
+    size_estimated: bool = False            # the box's size is a guess (an import had no extents)
 
 
 @dataclass

@@ -138,7 +138,8 @@ class SceneReader:
                 except ValueError as e:
                     self.error(f"{e}; the instance cannot be located", code="scene.bad_bbox")
             self.scene.instances[iid] = Instance(
-                iid, sem if isinstance(sem, str) else "", room if isinstance(room, str) else None, bbox)
+                iid, sem if isinstance(sem, str) else "", room if isinstance(room, str) else None, bbox,
+                size_estimated=raw.get("size_estimated") is True)
 
     def box(self, raw: Any, what: str) -> Box3:
         if not isinstance(raw, dict):

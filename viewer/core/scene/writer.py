@@ -28,8 +28,10 @@ from .model import SCENE_FILE, Box3, Instance, Intrinsics, Scene, TopdownMap, Vi
 from .reader import SCENE_FORMAT
 
 
-def scene_document(scene: Scene) -> dict:
-    """The gst-scene/1 document of `scene`, keys in the order the spec lists them."""
+def scene_document(scene: Scene, imported: dict | None = None) -> dict:
+    """The gst-scene/1 document of `scene`, keys in the order the spec lists them. `imported`: what
+    `import-scene` decided ({"up": {"axis", "source", "why"}, "trajectory": {"scale", "translation"}}),
+    written last as `import`; readers ignore it (docs/scene-import.md)."""
     doc = {"format": SCENE_FORMAT, "scene": scene.id, "camera_convention": scene.camera_convention}
     if scene.mesh:
         doc["geometry"] = {"mesh": _declared(scene.mesh, scene.folder)}
@@ -37,6 +39,8 @@ def scene_document(scene: Scene) -> dict:
     doc["topdown"] = {name: _topdown(m, scene.folder) for name, m in scene.topdown.items()}
     doc["videos"] = {vid: _video(track, scene) for vid, track in scene.videos.items()}
     doc["viewpoints"] = {vid: _viewpoint(vp, scene) for vid, vp in scene.viewpoints.items()}
+    if imported:
+        doc["import"] = imported
     return doc
 
 
@@ -68,6 +72,8 @@ def _instance(inst: Instance) -> dict:
         out["room"] = inst.room
     if inst.bbox is not None:
         out["bbox3"] = _box(inst.bbox)
+    if inst.size_estimated:
+        out["size_estimated"] = True
     return out
 
 

@@ -2,12 +2,13 @@
 
 A check is a module here defining its `Check` subclass and object (see
 registry.Check); registering it is one line in BUILT_IN (with its import).
+A benchmark's own checks live in its package (`Benchmark.own_checks`) and are
+registered with these, each where REPORT_ORDER puts it (else after them all).
 """
 from ..registry import register
 from . import (
     ambiguous_semantic_target,
     angle_convention,
-    answers_inconsistent,
     choice_answer_mismatch,
     choice_options_ambiguous,
     ground_truth,
@@ -36,10 +37,25 @@ BUILT_IN = (
     # Added by this project (spec: "more may be added").
     angle_convention.GT_ANGLE_CONVENTION,
     models.MODEL_ANSWER_CONVENTION,
-    answers_inconsistent.ANSWERS_INCONSISTENT,
     # The settings of Table 2 (core/settings_table.py): the reverse of the global promise.
     target_visible_in_local_view.TARGET_VISIBLE_IN_LOCAL_VIEW,
     local_video_in_prompt.LOCAL_VIDEO_IN_PROMPT,
 )
-for check in BUILT_IN:
+# Where each check stands in reports, so that they list the same whatever registers first.
+REPORT_ORDER = (
+    "missing_media", "invalid_answer", "gt_direction_mismatch", "gt_distance_mismatch", "gt_point_mismatch",
+    "target_visible_in_query_view", "target_unseen_in_video", "query_near_trajectory", "ambiguous_semantic_target",
+    "models_disagree_with_gt", "choice_answer_mismatch", "choice_options_ambiguous", "gt_angle_convention",
+    "model_answer_convention", "answers_inconsistent", "target_visible_in_local_view", "local_video_in_prompt",
+)
+
+
+def _in_report_order() -> list:
+    from ...benchmarks import BENCHMARKS
+    checks = list(BUILT_IN) + [c for b in BENCHMARKS.values() for c in b.own_checks()]
+    rank = {check_id: k for k, check_id in enumerate(REPORT_ORDER)}
+    return sorted(checks, key=lambda c: rank.get(c.id, len(rank)))
+
+
+for check in _in_report_order():
     register(check)

@@ -12,6 +12,18 @@ class GstBenchmark(Benchmark):
     def short_uid(self, question) -> str:
         return uid_tail(question.uid, question.target)
 
+    def own_checks(self) -> tuple:
+        from .answers_inconsistent import ANSWERS_INCONSISTENT  # the answers judged against each other
+        return (ANSWERS_INCONSISTENT,)
+
+    def inferred(self, release, i: int):
+        from .reconstruct import inferred_for  # the map rebuilt from the answers (reconstruct.py)
+        return inferred_for(release, i)
+
+    def published_rows(self, page: bool):
+        from .published import published_rows
+        return published_rows(self, page)
+
     # Its loader is imported when a release is opened: it needs the release types, which need the benchmarks.
     def detect(self, root: Path) -> bool:
         from .loader import detect

@@ -2,9 +2,11 @@
 
   trajectories   five camera-trajectory formats -> `Trajectory` (OpenCV camera-to-world)
   omnigibson     OmniGibson / BEHAVIOR-1K scene files -> instances with oriented boxes
-  here           the up axis, tying poses to video frames, the units and inverted-trajectory
-                 checks, and `staging_folder` (an import is written to a temporary folder and
-                 renamed into place, so nothing half-written is ever left in OUT_DIR)
+  up             the up axis: given, or decided from the format, the cameras, the path or the floors
+  here           turning the world z-up, tying poses to video frames, the units, inverted-trajectory
+                 and one-frame checks, aligning a trajectory to the mesh, and `staging_folder` (an
+                 import is written to a temporary folder and renamed into place, so nothing
+                 half-written is ever left in OUT_DIR)
 
 `viewer.render.scene_import.import_scene` puts them together with the mesh
 (read with trimesh) and the rendered maps, and writes the folder with the
@@ -22,30 +24,24 @@ import numpy as np
 
 from ...diagnostics import Diagnostics, UserError
 from .trajectories import FORMATS, Trajectory, read_trajectory
+from .up import UP_AXES, UP_CHOICES, UpDecision, UpEvidence, decide_up, up_rotation
 
-__all__ = ["FORMATS", "Trajectory", "read_trajectory", "UP_AXES", "z_up", "z_up_points", "tie_to_video",
-           "check_units", "inverted_trajectory", "staging_folder", "UNITS_RATIO"]
+__all__ = ["FORMATS", "Trajectory", "read_trajectory", "UP_AXES", "UP_CHOICES", "UpDecision", "UpEvidence",
+           "decide_up", "z_up", "z_up_points", "tie_to_video", "check_units", "inverted_trajectory",
+           "looking_at", "frame_mismatch", "align_trajectory", "ALIGNMENTS", "staging_folder", "UNITS_RATIO"]
 
-# World rotations that make the given up axis the viewer's +z (right-handed: y-up (x, y, z) -> (x, -z, y)).
-UP_AXES = {"z": np.eye(3), "y": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])}
 UNITS_RATIO = 100.0            # trajectory extent vs mesh extent beyond which the units must differ
-
-
-def _up(up: str) -> np.ndarray:
-    if up not in UP_AXES:
-        raise UserError(f"--up {up!r}: expected one of {', '.join(UP_AXES)}")
-    return UP_AXES[up]
 
 
 def z_up(poses: np.ndarray, up: str) -> np.ndarray:
     """Camera-to-world poses of a world whose up axis is `up`, in the z-up world (cameras unchanged)."""
     T = np.eye(4)
-    T[:3, :3] = _up(up)
+    T[:3, :3] = up_rotation(up)
     return T @ np.asarray(poses, float)
 
 
 def z_up_points(points: np.ndarray, up: str) -> np.ndarray:
-    return np.asarray(points, float) @ _up(up).T
+    return np.asarray(points, float) @ up_rotation(up).T
 
 
 def tie_to_video(traj: Trajectory, n_frames: int, fps: float | None, by: str, diags: Diagnostics,
@@ -105,12 +101,41 @@ def check_units(centres: np.ndarray, mesh_lo, mesh_hi, trajectory: str, mesh: st
                         "different scenes; convert one of them")
 
 
+def _inverted(p: np.ndarray) -> np.ndarray:
+    """inv(pose) for rigid poses, batched."""
+    out = np.zeros_like(p)
+    Rt = np.transpose(p[:, :3, :3], (0, 2, 1))
+    out[:, :3, :3] = Rt
+    out[:, :3, 3] = -np.einsum("nij,nj->ni", Rt, p[:, :3, 3])
+    out[:, 3, 3] = 1.0
+    return out
+
+
+def _inside(centres: np.ndarray, lo, hi, pad: float) -> float:
+    return float(((centres >= lo - pad) & (centres <= hi + pad)).all(axis=1).mean())
+
+
+def looking_at(poses: np.ndarray, target, cone_deg: float = 60.0) -> float:
+    """The share of cameras (OpenCV camera-to-world: looking along +z) whose view axis is within
+    `cone_deg` of the direction to `target`."""
+    p = np.asarray(poses, float)
+    to = np.asarray(target, float) - p[:, :3, 3]
+    dist = np.linalg.norm(to, axis=1)
+    ok = dist > 1e-9
+    if not ok.any():
+        return 0.0
+    cos = np.einsum("ni,ni->n", p[ok, :3, 2], to[ok]) / dist[ok]
+    return float((cos > np.cos(np.radians(cone_deg))).mean())
+
+
 def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1) -> str | None:
     """Why the poses look inverted (world-to-camera read as camera-to-world), or None.
 
-    Camera centres of a capture are inside the scene's bounds. When most of
-    them are far outside while the centres of the inverted poses are inside,
-    the file's convention was not the one assumed.
+    Two tests, on the poses as read and on their inverses. A capture's cameras
+    stand inside the scene's bounds (a room scan) or, outside them, look at
+    its content (an orbit around an object). When the poses as read do
+    neither while their inverses do, the file's convention was not the one
+    assumed.
     """
     p = np.asarray(poses, float)
     p = p[np.isfinite(p).all(axis=(1, 2))]
@@ -118,18 +143,94 @@ def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1) -> str |
         return None
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     pad = margin * np.max(hi - lo) + 0.25
-
-    def inside(centres) -> float:
-        return float(((centres >= lo - pad) & (centres <= hi + pad)).all(axis=1).mean())
-
-    centres = p[:, :3, 3]
-    R = p[:, :3, :3]
-    inverted = -np.einsum("nji,nj->ni", R, centres)        # centre of inv(pose) = -R^T t
-    now, then = inside(centres), inside(inverted)
-    if now < 0.5 and then >= 0.8:
-        return (f"only {now:.0%} of the camera centres are inside the mesh's bounds, but {then:.0%} of the "
-                "inverted poses' are: the file probably holds world-to-camera poses")
+    now = _inside(p[:, :3, 3], lo, hi, pad)
+    if now >= 0.5:
+        return None
+    centre = (lo + hi) / 2
+    look_now = looking_at(p, centre)
+    # The inverse, and for OpenGL formats (read as P = M F, F = diag(1, -1, -1, 1)) the inverse of M
+    # turned to OpenCV again: F inv(P) F.
+    inverse = _inverted(p)
+    for q in (inverse, _OPENGL_FLIP @ inverse @ _OPENGL_FLIP):
+        then = _inside(q[:, :3, 3], lo, hi, pad)
+        if then >= 0.8:
+            return (f"only {now:.0%} of the camera centres are inside the mesh's bounds, but {then:.0%} of the "
+                    "inverted poses' are: the file probably holds world-to-camera poses")
+        look_then = looking_at(q, centre)
+        if look_now < 0.3 and look_then >= 0.7:
+            return (f"the cameras stand outside the mesh's bounds and only {look_now:.0%} of them look towards it, "
+                    f"but {look_then:.0%} of the inverted poses do: the file probably holds world-to-camera poses")
     return None
+
+
+_OPENGL_FLIP = np.diag([1.0, -1.0, -1.0, 1.0])
+
+
+FRAME_SCALE_RATIO = 10.0       # trajectory vs mesh extent beyond which they are not in one frame
+GEOREFERENCED = 1e5            # metres from the mesh: coordinates of a map projection, not of a room
+
+
+def frame_mismatch(poses: np.ndarray, lo, hi) -> str | None:
+    """Why the trajectory and the mesh do not look like one frame (most camera centres outside the
+    mesh's bounds, or extents more than 10x apart), with the offset, the scale ratio and the likely
+    cause; None when they do."""
+    p = np.asarray(poses, float)
+    p = p[np.isfinite(p).all(axis=(1, 2))]
+    if len(p) == 0:
+        return None
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    size = float(np.max(hi - lo))
+    if size <= 0:
+        return None
+    centres = p[:, :3, 3]
+    pad = 0.1 * size + 0.25
+    outside = 1.0 - _inside(centres, lo, hi, pad)
+    extent = _extent(centres)
+    ratio = extent / size if extent > 0 else 1.0
+    if outside <= 0.5 and 1 / FRAME_SCALE_RATIO <= ratio <= FRAME_SCALE_RATIO:
+        return None
+    offset = np.median(centres, axis=0) - (lo + hi) / 2
+    distance = float(np.linalg.norm(offset))
+    if distance > max(GEOREFERENCED, 1000 * size):
+        cause = "a georeferenced file (map-projection or GPS coordinates, far from the mesh's origin)"
+    elif not 1 / FRAME_SCALE_RATIO <= ratio <= FRAME_SCALE_RATIO:
+        cause = "other units (mm, cm, m) in one of the files, or files of different scenes"
+    elif inverted_trajectory(p, lo, hi) is not None:
+        cause = "world-to-camera poses where camera-to-world is expected"
+    elif looking_at(p, (lo + hi) / 2) >= 0.8:
+        cause = ("an object-centric capture: the cameras surround the mesh and look at it, which is expected "
+                 "(nothing to fix if so)")
+    else:
+        cause = "another frame: the mesh and the trajectory were registered separately"
+    return (f"{outside:.0%} of the camera centres lie outside the mesh's bounds; the path's centre is "
+            f"{distance:.4g} m from the mesh's, offset {_vec(offset)}, and it spans {ratio:.3g}x the mesh's extent. "
+            f"Likely cause: {cause}. --align-trajectory center moves the path onto the mesh; "
+            "--trajectory-scale S scales it")
+
+
+def _vec(v) -> str:
+    return "(" + ", ".join(f"{x:+.4g}" for x in np.asarray(v, float)) + ")"
+
+
+def align_trajectory(poses: np.ndarray, lo, hi, how: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The poses with their centres scaled by `scale` (about the origin) and, for `how` 'center', moved so
+    that the path's bounding-box centre is the mesh's; returns (poses, the translation applied)."""
+    if how not in ALIGNMENTS:
+        raise UserError(f"--align-trajectory {how!r}: expected one of {', '.join(ALIGNMENTS)}")
+    if not np.isfinite(scale) or scale <= 0:
+        raise UserError(f"--trajectory-scale {scale!r}: expected a positive number")
+    out = np.array(poses, float, copy=True)
+    out[:, :3, 3] *= scale
+    shift = np.zeros(3)
+    ok = np.isfinite(out).all(axis=(1, 2))
+    if how == "center" and ok.any():
+        c = out[ok, :3, 3]
+        shift = (np.asarray(lo, float) + np.asarray(hi, float)) / 2 - (c.min(axis=0) + c.max(axis=0)) / 2
+        out[ok, :3, 3] += shift
+    return out, shift
+
+
+ALIGNMENTS = ("none", "center")
 
 
 @contextmanager

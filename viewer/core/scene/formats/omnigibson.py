@@ -11,7 +11,10 @@ The layout is OmniGibson's own reader's, `omnigibson/scenes/scene_base.py`
 
 The world is z-up, in metres, as the viewer's: no conversion. Each object
 becomes an instance with its category as `semantic`, its first room and an
-oriented box of `bounding_box` extents, centred on the root link. The file
+oriented box of `bounding_box` extents, centred on the root link. Newer
+BEHAVIOR-1K files give most objects a `scale` and no `bounding_box`; their
+box is `scale` times a typical size of the category (`DEFAULT_SIZES`),
+marked `size_estimated`, and said once for all of them. The file
 does not say where a model's base link sits inside its box; OmniGibson's
 models put it at the box centre, and a mesh given with --meshes is placed
 exactly.
@@ -45,6 +48,7 @@ class OmniGibsonScene:
     instances: dict[str, Instance] = field(default_factory=dict)
     objects: dict[str, OmniGibsonObject] = field(default_factory=dict)
     layout: str = ""                        # "state.registry.object_registry" or "state.object_registry"
+    estimated: list[str] = field(default_factory=list)   # objects whose box size was estimated
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
 
 
@@ -62,6 +66,7 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
     init = _table(doc, ("objects_info", "init_info"), f)
     registry, layout = _registry(doc, f)
     scene = OmniGibsonScene(f, layout=".".join(layout), diagnostics=d)
+    unsized: list[str] = []
     for name, info in init.items():
         at = f"objects_info.init_info.{name}"
         args = info.get("args") if isinstance(info, dict) else None
@@ -83,9 +88,7 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
         except ValueError as e:
             d.error(f"{e}; object skipped", f, code="import.bad_pose")
             continue
-        rooms = args.get("in_rooms")
-        room = rooms[0] if isinstance(rooms, list) and rooms and isinstance(rooms[0], str) else \
-            rooms if isinstance(rooms, str) and rooms else None
+        room = first_room(args.get("in_rooms"))
         box = None
         if args.get("bounding_box") is not None:
             try:
@@ -96,9 +99,6 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
                 box = Box3(pose[:3, 3], size, q / np.linalg.norm(q))
             except ValueError as e:
                 d.error(f"{e}; the object is imported without a box", f, code="import.bad_box")
-        else:
-            d.warning(f"{at}.args has no bounding_box; the object is imported without a box", f,
-                      code="import.no_box")
         scale = args.get("scale")
         try:
             scale = None if scale is None else np.broadcast_to(np.asarray(scale, float), (3,)).copy()
@@ -106,8 +106,28 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
             d.warning(f"{at}.args.scale is not a number or 3 numbers; ignored", f, code="import.bad_scale")
             scale = None
         model = args.get("model") if isinstance(args.get("model"), str) else None
-        scene.instances[name] = Instance(name, category, room, box)
+        estimated = False
+        if box is None and args.get("bounding_box") is None:
+            if category in STRUCTURE:
+                unsized.append(name)
+            else:
+                # Newer BEHAVIOR-1K files give `scale` alone: the model's size times it, and the model is
+                # not here, so a typical size of its category stands in. Said, per instance and once.
+                q = np.asarray(link["ori"], float)
+                box = Box3(pose[:3, 3], (scale if scale is not None else np.ones(3)) * default_size(category),
+                           q / np.linalg.norm(q))
+                estimated = True
+                scene.estimated.append(name)
+        scene.instances[name] = Instance(name, category, room, box, size_estimated=estimated)
         scene.objects[name] = OmniGibsonObject(name, category, model, pose, scale, bool(args.get("fixed_base")))
+    if scene.estimated:
+        d.warning(f"{len(scene.estimated)} objects have no bounding_box (e.g. {scene.estimated[0]!r}): drawn at their "
+                  "positions with an estimated size, their scale times a typical size of their category "
+                  "(size_estimated in scene.json)", f, code="import.size_estimated")
+    if unsized:
+        d.warning(f"{len(unsized)} floors, walls or ceilings have no bounding_box (e.g. {unsized[0]!r}) and no size "
+                  "can be estimated for them: they are left out of the geometry, and the maps are drawn from "
+                  "the other objects", f, code="import.no_box")
     extra = sorted(set(registry) - set(init))
     if extra:
         d.info(f"{len(extra)} entries of {'.'.join(layout)} have no objects_info.init_info (e.g. {extra[0]!r}); "
@@ -115,6 +135,39 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
     if not scene.instances:
         raise UserError(f"{path}: no object could be imported" + _first(d))
     return scene
+
+
+STRUCTURE = {"floors", "walls", "ceilings"}
+# Typical extents (x, y, z in metres, the model's own axes) of common BEHAVIOR-1K categories, for objects
+# the file gives a `scale` but no `bounding_box`: a footprint of the right order, not the model's.
+DEFAULT_SIZES: dict[str, tuple[float, float, float]] = {
+    "armchair": (0.8, 0.8, 0.9), "bed": (2.0, 1.6, 0.6), "bench": (1.5, 0.5, 0.5), "bookcase": (0.9, 0.35, 1.8),
+    "bottom_cabinet": (0.6, 0.6, 0.9), "bottom_cabinet_no_top": (0.6, 0.6, 0.85), "breakfast_table": (1.2, 0.8, 0.75),
+    "bush": (1.0, 1.0, 1.0), "carpet": (2.0, 1.5, 0.02), "chair": (0.5, 0.5, 0.9), "coffee_table": (1.0, 0.6, 0.45),
+    "countertop": (1.5, 0.6, 0.9), "desk": (1.2, 0.6, 0.75), "dishwasher": (0.6, 0.6, 0.85),
+    "door": (0.9, 0.05, 2.0), "fence": (2.0, 0.05, 1.0), "floor_lamp": (0.4, 0.4, 1.6), "fridge": (0.8, 0.7, 1.8),
+    "garden_chair": (0.6, 0.6, 0.9), "lawn": (4.0, 4.0, 0.02), "oven": (0.6, 0.6, 0.9),
+    "pedestal_table": (0.8, 0.8, 0.75), "picture": (0.6, 0.03, 0.5), "pot_plant": (0.4, 0.4, 0.8),
+    "rail_fence": (2.0, 0.1, 1.0), "shelf": (0.9, 0.35, 1.8), "shower": (0.9, 0.9, 2.0), "sink": (0.6, 0.5, 0.9),
+    "sofa": (2.0, 0.9, 0.85), "straight_chair": (0.5, 0.5, 0.9), "swivel_chair": (0.6, 0.6, 1.0),
+    "table_lamp": (0.3, 0.3, 0.5), "toilet": (0.4, 0.7, 0.8), "top_cabinet": (0.6, 0.35, 0.7),
+    "trash_can": (0.35, 0.35, 0.6), "tree": (2.0, 2.0, 5.0), "window": (1.0, 0.05, 1.2),
+}
+DEFAULT_SIZE = (0.5, 0.5, 0.5)            # any other category
+
+
+def default_size(category: str) -> np.ndarray:
+    return np.array(DEFAULT_SIZES.get(category, DEFAULT_SIZE), float)
+
+
+def first_room(rooms: Any) -> str | None:
+    """The first room of `in_rooms`: a list (newer files) or one string, possibly comma-separated
+    ("kitchen_0,living_room_0", older files); None when there is none."""
+    first = rooms[0] if isinstance(rooms, list) and rooms else rooms
+    if not isinstance(first, str):
+        return None
+    first = first.split(",")[0].strip()
+    return first or None
 
 
 def _first(d: Diagnostics) -> str:

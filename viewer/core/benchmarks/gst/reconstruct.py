@@ -22,7 +22,6 @@ questions take well under a second (benchmarks/bench_reconstruct.py).
 """
 from __future__ import annotations
 
-import math
 import struct
 import weakref
 from dataclasses import dataclass, field
@@ -30,17 +29,22 @@ from typing import Callable
 
 import numpy as np
 
-from .benchmarks.gst.columns import COLUMN_KEYS, COLUMNS
-from .benchmarks.gst.uid import split_uids, target_from_head
-from .diagnostics import Diagnostics
+from ...diagnostics import Diagnostics
+from ...inferred import Inferred, ScaleFit
+from ...overlays import breakable
+from .columns import COLUMN_KEYS, COLUMNS
+from .uid import split_uids, target_from_head
 
 ANGLE_TOLERANCE = 5.0            # degrees (spec)
 DISTANCE_TOLERANCE_M = 0.15      # metres, or ...
 DISTANCE_TOLERANCE_REL = 0.05    # ... this share of the distance, whichever is larger (spec)
 DUPLICATE_UNITS = 2.0            # two Pos (or GP) answers for one place further apart than this disagree
 DUPLICATE_DEG = 1.0              # two Ori answers for one viewpoint further apart than this disagree
-MIN_PAIRS = 3                    # fewer EDist pairs: the scale is weak (and the height is not fitted)
-MAX_HEIGHT = 2.0                 # metres: the camera's height over the targets' centres is clipped to this
+MIN_PAIRS = 3                    # fewer EDist pairs agreeing on a scale: the scale is weak
+SPREAD_LIMIT = 0.25              # a consensus band wider than this (half its width over its middle) is weak;
+#                                  a pair whose own range is wider does not vouch for a scale
+HEIGHT_MAX = 1.5                 # metres: a target's centre lies at most this far above or below the camera
+ROUNDING_UNITS = 1.5             # normalised units a point may be off by its floor() rounding, both ends together
 SIZE_SAMPLES = 4                 # map images per scene whose size is read
 REPORT_LIMIT = 50
 
@@ -64,21 +68,6 @@ def map_bearing(dx, dy):
     return np.degrees(np.arctan2(-np.asarray(dx, float), -np.asarray(dy, float)))
 
 
-@dataclass(frozen=True)
-class ScaleFit:
-    metres_per_px: float         # in the pixels of the scene's reference map size
-    height: float                # metres: the camera above the targets' centres, fitted (0 when weak)
-    pairs: int
-    spread: float                # median relative deviation of the pairs from the fit
-    weak: bool
-    uids: tuple[str, ...]        # the EDist questions it was fitted from
-
-    def describe(self) -> str:
-        text = (f"{100 * self.metres_per_px:.2f} cm per map pixel from {self.pairs} distance "
-                f"answer{'s' if self.pairs != 1 else ''} (spread {100 * self.spread:.1f} %)")
-        return text + (", weak: too few pairs" if self.weak else "")
-
-
 @dataclass
 class SceneMap:
     scene: str
@@ -89,20 +78,6 @@ class SceneMap:
     def to_px(self, point) -> np.ndarray:
         """Normalised points (0..999, cell centres already added) to reference pixels."""
         return np.asarray(point, float) / 1000.0 * np.asarray(self.size, float)
-
-
-@dataclass(frozen=True)
-class Inferred:
-    """What the answers say about one question's geometry, for drawing it on a map."""
-    scene: str
-    viewpoint: np.ndarray | None             # normalised (0..1000, cell centre), None when unknown
-    heading: float | None                    # map heading, degrees
-    target: np.ndarray | None                # normalised
-    scale: ScaleFit | None
-    map_size: tuple[int, int] | None
-    map_question: int | None
-    sources: tuple[tuple[str, str], ...]     # (what it gave, uid)
-    missing: tuple[str, ...]                 # what could not be inferred, and which question would supply it
 
 
 @dataclass
@@ -180,7 +155,31 @@ class Reconstruction:
         if sm.size is None:
             missing.append(f"the map's size: no map image of {name} could be read")
         return Inferred(name, point, heading, target, sm.scale, sm.size, sm.map_question, tuple(sources),
-                        tuple(missing))
+                        tuple(missing), sources_note(sources))
+
+
+_SHORT = {"position": ("Pos", r"pos_\d+_orient_\d+"), "heading": ("Ori", r"pos_\d+_orient_\d+"),
+          "target": ("GP", r"(?<=Global_Position_)\w+?(?=_video_\d+$)")}
+
+
+def _short(what: str, uid: str) -> str:
+    """A source question as its column and linking key (the full uids are in Inferred.sources and the audit)."""
+    import re
+    column, pattern = _SHORT.get(what, ("", ""))
+    m = re.search(pattern, uid) if pattern else None
+    return f"{column} {m.group(0)}" if m else breakable(uid)
+
+
+def sources_note(sources: list[tuple[str, str]]) -> str:
+    """The map's note on where the inferred geometry came from, grouped by what each question gave."""
+    if not sources:
+        return ""
+    by_what: dict[str, list[str]] = {}
+    for what, uid in sources:
+        by_what.setdefault(what, []).append(uid)
+    return "inferred from answers: " + "; ".join(
+        f"{what} ← {', '.join(_short(what, u) for u in uids) if what != 'scale' else f'{len(uids)} EDist'}"
+        for what, uids in by_what.items())
 
 
 # ------------------------------------------------------------------ building
@@ -404,88 +403,108 @@ def pixel_offsets(rec: Reconstruction, v: np.ndarray, t: np.ndarray) -> np.ndarr
     return (rec.target_point[t] - rec.view_point[v]) / 1000.0 * size
 
 
-def _scales(rec: Reconstruction) -> None:
+@dataclass(frozen=True)
+class DistancePairs:
+    """The EDist questions whose viewpoint and target are placed: one (pixel distance, metres) pair each."""
+    rows: np.ndarray
+    view: np.ndarray
+    target: np.ndarray
+    scene: np.ndarray
+    px: np.ndarray
+    metres: np.ndarray
+    slack_px: np.ndarray         # what the points' rounding allows in pixels
+
+    def fit(self, rec: Reconstruction, keep: np.ndarray) -> ScaleFit:
+        return fit_scale(self.px[keep], self.metres[keep], tuple(rec.uids[r] for r in self.rows[keep]),
+                         self.slack_px[keep])
+
+
+def distance_pairs(rec: Reconstruction) -> DistancePairs:
     rows, v, t = pair_rows(rec, EDIST)
-    if not len(rows):
-        return
-    p = np.linalg.norm(pixel_offsets(rec, v, t), axis=1)
+    p = np.linalg.norm(pixel_offsets(rec, v, t), axis=1) if len(rows) else np.zeros(0)
     d = rec.truth[rows, 0]
-    scene = rec.view_scene[v]
     ok = np.isfinite(p) & (p > 0) & (d > 0)
-    rows, p, d, scene = rows[ok], p[ok], d[ok], scene[ok]
-    order = np.argsort(scene, kind="stable")
-    bounds = np.flatnonzero(np.diff(scene[order])) + 1
+    rows, v, t, p, d = rows[ok], v[ok], t[ok], p[ok], d[ok]
+    slack = ROUNDING_UNITS * np.max(scene_sizes(rec)[rec.view_scene[v]], axis=1) / 1000.0 if len(v) else p
+    return DistancePairs(rows, v, t, rec.view_scene[v], p, d, slack)
+
+
+def _scales(rec: Reconstruction) -> None:
+    pairs = distance_pairs(rec)
+    order = np.argsort(pairs.scene, kind="stable")
+    bounds = np.flatnonzero(np.diff(pairs.scene[order])) + 1
     for chunk in np.split(order, bounds):
         if not len(chunk):
             continue
-        sm = rec.scenes[rec.scene_names[scene[chunk[0]]]]
-        fit = fit_scale(p[chunk], d[chunk], tuple(rec.uids[r] for r in rows[chunk]))
+        sm = rec.scenes[rec.scene_names[pairs.scene[chunk[0]]]]
+        fit = pairs.fit(rec, chunk)
         sm.scale = fit
         if fit.weak:
-            rec.diagnostics.info(f"{sm.scene}: the map's scale rests on {fit.pairs} distance answer"
-                                 f"{'s' if fit.pairs != 1 else ''} only ({', '.join(fit.uids)}): "
+            rec.diagnostics.info(f"{sm.scene}: the map's scale is weak ({fit.weakness}; {fit.pairs} distance answer"
+                                 f"{'s' if fit.pairs != 1 else ''}: {', '.join(fit.uids)}): "
                                  "distances drawn on the map are approximate", code="reconstruct.scale_weak")
 
 
-def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = ()) -> ScaleFit:
-    """Metres per pixel and the camera's height over the targets from pixel distances p and EDist answers d.
+def scale_without(rec: Reconstruction, pairs: DistancePairs, scene: int, view: int, target: int,
+                  suspects: tuple = ((), ())) -> ScaleFit | None:
+    """The scene's scale fitted without the pairs of this viewpoint or this target: the fit that judges an
+    EDist answer rests on no answer it depends on (its own, its Pos, its GP), so a wrong one cannot set the
+    scale that judges it, and pairs sharing a moved point cannot vouch for each other. `suspects`, the
+    (viewpoints, targets) other comparisons found wrong, are left out too."""
+    keep = ((pairs.scene == scene) & (pairs.view != view) & (pairs.target != target)
+            & ~np.isin(pairs.view, list(suspects[0])) & ~np.isin(pairs.target, list(suspects[1])))
+    if not keep.any():
+        return None
+    return pairs.fit(rec, keep)
 
-    Each two pairs fix a candidate (s², h²); the candidate most pairs agree
-    with (within the distance tolerance) picks the inliers, so a wrong answer
-    or a moved point cannot drag the scale; Theil-Sen over the inliers gives
-    the fit.
+
+def fit_scale(p: np.ndarray, d: np.ndarray, uids: tuple[str, ...] = (), slack_px=0.0) -> ScaleFit:
+    """The scales (metres per pixel) most pairs of pixel distance p and EDist answer d allow.
+
+    An EDist answer is the straight-line distance to the target's centre, which
+    sits up to HEIGHT_MAX above or below the camera: with the distance tolerance,
+    a pair allows scales in [sqrt((d - tol)² - HEIGHT_MAX²) / (p + slack), (d + tol) / (p - slack)].
+    The scale is the band where most pairs' ranges overlap (the consensus), so a
+    wrong answer or a moved point outside it cannot move it; its midpoint is
+    what the map draws with. It is weak with fewer than MIN_PAIRS pairs agreeing,
+    two separate bands as well supported, or a band wider than SPREAD_LIMIT.
     """
     n = len(p)
-    fit = None
-    if n >= MIN_PAIRS:
-        inliers = _consensus(p, d)
-        if inliers is not None and inliers.sum() >= MIN_PAIRS:
-            fit = _theil_sen(p[inliers], d[inliers])
-        fit = fit or _theil_sen(p, d)
-    weak = fit is None
-    s2, h2 = fit if fit is not None else (float(np.median(d / p)) ** 2, 0.0)
-    s = math.sqrt(s2)
-    model = np.sqrt((s * p) ** 2 + h2)
-    spread = float(np.median(np.abs(d - model) / np.maximum(d, 1e-9)))
-    return ScaleFit(s, math.sqrt(h2), n, spread, weak, uids)
-
-
-def _candidates(p: np.ndarray, d: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(s², intercepts, P², D²) of the lines through every two of at most `limit` pairs, usable ones only."""
-    k = np.linspace(0, len(p) - 1, min(len(p), limit)).astype(int)
-    P2, D2 = p[k] ** 2, d[k] ** 2
-    i, j = np.triu_indices(len(k), 1)
-    dp = P2[i] - P2[j]
-    usable = np.abs(dp) > 1e-9 * max(float(P2.max()), 1.0)
-    slope = (D2[i] - D2[j])[usable] / dp[usable]
-    return slope, D2[i][usable] - slope * P2[i][usable], P2, D2
-
-
-def _theil_sen(p: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
-    """(s², h²): the median pairwise slope of d² against p², the median intercept clipped to the plausible."""
-    slope, _, P2, D2 = _candidates(p, d, 200)
-    if not len(slope):
-        return None
-    s2 = float(np.median(slope))
-    if s2 <= 0:
-        return None
-    return s2, float(np.clip(np.median(D2 - s2 * P2), 0.0, MAX_HEIGHT ** 2))
-
-
-def _consensus(p: np.ndarray, d: np.ndarray) -> np.ndarray | None:
-    """The pairs agreeing with the candidate line most of them agree with."""
-    slope, icept, _, _ = _candidates(p, d, 60)
-    ok = slope > 0
-    if not ok.any():
-        return None
-    s2, h2 = slope[ok], np.clip(icept[ok], 0.0, MAX_HEIGHT ** 2)
-    model = np.sqrt(s2[:, None] * p[None, :] ** 2 + h2[:, None])
-    resid = np.abs(model - d[None, :])
-    inlier = resid <= np.maximum(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * d)[None, :]
-    count = inlier.sum(axis=1)
+    lo, hi = pair_scales(p, d, slack_px)
+    # A pair vouches for a scale only when its range is narrow (a near target allows almost any scale).
+    telling = (hi - lo) <= SPREAD_LIMIT * (hi + lo)
+    weight = np.where(telling, 1, 0) if telling.any() else np.ones(n, int)
+    # The best band starts at some pair's lower bound: count the telling ranges covering each (a sweep).
+    by_lo, by_hi = np.argsort(lo, kind="stable"), np.argsort(hi, kind="stable")
+    started = np.concatenate([[0], np.cumsum(weight[by_lo])])[np.searchsorted(lo[by_lo], lo, side="right")]
+    ended = np.concatenate([[0], np.cumsum(weight[by_hi])])[np.searchsorted(hi[by_hi], lo, side="left")]
+    count = started - ended
     best = np.flatnonzero(count == count.max())
-    pick = best[np.argmin(np.median(resid[best], axis=1))]
-    return inlier[pick]
+    agree = (lo <= lo[best[0]]) & (lo[best[0]] <= hi)
+    band_lo, band_hi = float(lo[agree].max()), float(hi[agree].min())
+    separate = any(lo[b] > band_hi for b in best)
+    mid = 0.5 * (band_lo + band_hi)
+    spread = (band_hi - band_lo) / max(band_hi + band_lo, 1e-12)
+    inl = int((agree & telling).sum())
+    outliers = tuple(u for u, ok in zip(uids, agree.tolist()) if not ok)
+    why = ("too few pairs" if n < MIN_PAIRS else
+           f"only {inl} of {n} pairs agree on a scale and are far enough to fix it" if inl < MIN_PAIRS
+           else "the pairs agree on two different scales" if separate
+           else f"spread above {100 * SPREAD_LIMIT:.0f} %" if spread > SPREAD_LIMIT else "")
+    return ScaleFit(mid, band_lo, band_hi, n, spread, bool(why), uids, inl, outliers, why)
+
+
+def pair_scales(p: np.ndarray, d: np.ndarray, slack_px=0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the lowest and highest scale (metres per pixel) its EDist answer allows."""
+    tol = np.maximum(DISTANCE_TOLERANCE_M, DISTANCE_TOLERANCE_REL * d)
+    lo = np.sqrt(np.maximum((d - tol) ** 2 - HEIGHT_MAX ** 2, 0.0)) / (p + slack_px)
+    hi = (d + tol) / np.maximum(p - slack_px, 1e-9)
+    return lo, hi
+
+
+def expected_distance(scale: ScaleFit, p: float, slack_px: float = 0.0) -> tuple[float, float]:
+    """The straight-line distances (metres) a pixel distance allows under the scale's band and HEIGHT_MAX."""
+    return (scale.low * max(p - slack_px, 0.0), float(np.hypot(scale.high * (p + slack_px), HEIGHT_MAX)))
 
 
 # ------------------------------------------------------------------ per release, cached
@@ -505,13 +524,3 @@ def reconstruction_of(release) -> Reconstruction:
 def inferred_for(release, i: int) -> Inferred | None:
     """What the other answers give for question i; None when its uid links it to nothing."""
     return reconstruction_of(release).for_question(i)
-
-
-def linked_map(release, i: int):
-    """(uid, MediaRef) of the question whose map image shows question i's scene, for a question with none."""
-    inf = inferred_for(release, i)
-    if inf is None or inf.map_question is None:
-        return None
-    q = release.questions[inf.map_question]
-    ref = q.role_image("map")
-    return (q.uid, ref) if ref is not None else None

@@ -1,0 +1,256 @@
+"""`import-scene` on files whose world is not the viewer's: the up axis decided from the data, a
+trajectory in another frame (georeferenced, other units), inverted orbit poses.
+
+Each case is a small file in its format's real layout (tests/data/scene_import/SOURCES.md) and each
+test checks the picture: the free floor area of the occupancy map, the path inside the map, the
+cameras level in the z-up world.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from viewer.core.geometry import world_to_pixel
+from viewer.core.scene.formats import UP_AXES, decide_up
+from viewer.core.scene.reader import read_scene_file
+from viewer.render.image_io import read_rgb
+from viewer.render.scene_import import ImportRequest, import_scene
+
+DATA = Path(__file__).parent / "data" / "scene_import"
+FLOOR = (6.0, 4.0)                    # the room's floor, metres
+TABLE = (1.0, 1.0, 0.8)
+
+
+def written(result):
+    return read_scene_file(result.folder / "scene.json", result.folder.name)
+
+
+def room_glb(path: Path, up: str) -> Path:
+    """A floor (6 x 4 m, one quad) and a 1 x 1 x 0.8 m table on it, as a GLB whose world is `up`-up."""
+    import trimesh
+    floor = trimesh.Trimesh([[0, 0, 0], [6, 0, 0], [6, 4, 0], [0, 4, 0]], [[0, 1, 2], [0, 2, 3]], process=False)
+    table = trimesh.creation.box(extents=TABLE)
+    table.apply_translation([2.0, 2.0, 0.4])
+    to_file = UP_AXES[up].T                  # viewer (z-up) -> the file's world
+    scene = trimesh.Scene()
+    for name, part in (("floors_0", floor), ("table_0", table)):
+        part.vertices = part.vertices @ to_file.T
+        scene.add_geometry(part, node_name=name, geom_name=name)
+    path.write_bytes(scene.export(file_type="glb"))
+    return path
+
+
+def room_ply(path: Path, lo=(0, 0, 0), hi=(6, 4, 2.5)) -> Path:
+    """A closed box as a z-up PLY."""
+    import trimesh
+    lo, hi = np.array(lo, float), np.array(hi, float)
+    box = trimesh.creation.box(extents=hi - lo)
+    box.apply_translation((lo + hi) / 2)
+    box.export(str(path))
+    return path
+
+
+def free_area(scene) -> float:
+    """Square metres of free floor in the occupancy map."""
+    occ = scene.topdown["occupancy"]
+    image = read_rgb(occ.image)
+    px_per_m = float(np.sqrt(abs(np.linalg.det(occ.world_to_pixel[:, :2]))))
+    return float((image[..., 0] > 127).sum()) / px_per_m ** 2
+
+
+def level_cameras(poses):
+    ok = np.isfinite(poses).all(axis=(1, 2))
+    assert ok.any()
+    assert poses[ok, :3, 1] @ [0, 0, 1] == pytest.approx(-np.ones(ok.sum()), abs=1e-6)   # image down = world down
+
+
+def tum_walk(path: Path, offset=(0.0, 0.0, 0.0), scale: float = 1.0, to_file=np.eye(3)) -> Path:
+    """The georeferenced fixture's walk with its UTM offset replaced by `offset`, scaled, in another world."""
+    rows = []
+    for ln in (DATA / "tum_georeferenced.txt").read_text().splitlines():
+        if ln.startswith("#"):
+            continue
+        t = [float(v) for v in ln.split()]
+        c = (np.array(t[1:4]) - [512345.0, 4101234.0, 0.0]) * scale + offset
+        from viewer.core.geometry import quaternion_to_matrix
+        R = to_file @ quaternion_to_matrix(np.array(t[4:8]))
+        c = to_file @ c
+        w = np.sqrt(1 + np.trace(R)) / 2
+        q = [(R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w), w]
+        rows.append(" ".join(f"{v:.9f}" for v in [t[0], *c, *q]))
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------ the up axis
+def test_a_y_up_glb_is_imported_upright_and_says_why(tmp_path):
+    glb = room_glb(tmp_path / "room.glb", "y")
+    result = import_scene(ImportRequest(str(tmp_path / "auto"), mesh=str(glb)))
+    assert (result.up.axis, result.up.source) == ("y", "format")
+    (said,) = result.diagnostics.with_code("import.up_axis")
+    assert "up axis y" in said.message and "glTF" in said.message
+    scene = written(result)
+    floor = FLOOR[0] * FLOOR[1] - TABLE[0] * TABLE[1]
+    assert free_area(scene) == pytest.approx(floor, rel=0.05)       # the plan, not a side view
+    doc = json.loads((result.folder / "scene.json").read_text())
+    assert doc["import"]["up"] == {"axis": "y", "source": "format", "why": "glTF is y-up by its specification"}
+    # The old default drew it side-on: the floor stands on edge and nothing is free.
+    side_on = import_scene(ImportRequest(str(tmp_path / "z"), mesh=str(glb), up="z"))
+    assert free_area(written(side_on)) < 1.0
+
+
+def test_a_z_up_glb_is_kept_z_up_by_its_floors(tmp_path):
+    """Some GLBs (habitat's simple_room) are z-up despite glTF's convention: their floors say so."""
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(room_glb(tmp_path / "room.glb", "z"))))
+    assert (result.up.axis, result.up.source) == ("z", "geometry")
+    assert "glTF is y-up" in result.up.why and "face z" in result.up.why
+    assert free_area(written(result)) == pytest.approx(23.0, rel=0.05)
+
+
+def test_mesh_and_cameras_disagreeing_about_up_is_a_warning_naming_both(tmp_path):
+    glb = room_glb(tmp_path / "room.glb", "y")
+    walk = tum_walk(tmp_path / "walk.txt")                  # z-up cameras beside a y-up mesh
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(glb), trajectory=str(walk)))
+    (d,) = result.diagnostics.with_code("import.up_disagreement")
+    assert "the mesh says y" in d.message and "the cameras say z" in d.message and "--up z" in d.message
+    assert result.up.axis == "y"
+
+
+@pytest.mark.parametrize("up", ["x", "-x", "y", "-y", "z", "-z"])
+def test_every_axis_turns_that_axis_up(up):
+    R = UP_AXES[up]
+    assert np.linalg.det(R) == pytest.approx(1.0) and R @ R.T == pytest.approx(np.eye(3))
+    axis = np.zeros(3)
+    axis["xyz".index(up[-1])] = -1.0 if up.startswith("-") else 1.0
+    assert R @ axis == pytest.approx([0, 0, 1])
+
+
+def test_colmap_minus_y_up_is_decided_from_the_cameras(tmp_path):
+    """COLMAP's world is arbitrary; this model's is -y up, as COLMAP's often is."""
+    import trimesh
+    box = trimesh.creation.box(extents=(6, 4, 2.5))
+    box.apply_translation((3, 2, 1.25))
+    box.vertices = box.vertices @ UP_AXES["-y"]              # z-up -> the file's -y-up world (R^T applied)
+    mesh = tmp_path / "room.ply"
+    box.export(str(mesh))
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh), trajectory=str(DATA / "colmap_minus_y")))
+    assert (result.up.axis, result.up.source) == ("-y", "cameras")
+    assert "100% of 8 cameras" in result.up.why
+    scene = written(result)
+    level_cameras(scene.videos["trajectory"].poses)
+    assert scene.videos["trajectory"].poses[0][:3, 3] == pytest.approx([1.0, 1.0, 1.5], abs=1e-6)
+    from viewer.render.scene_mesh import load_scene_mesh
+    lo, hi = load_scene_mesh(scene.mesh).bounds()
+    assert lo == pytest.approx([0, 0, 0], abs=1e-5) and hi == pytest.approx([6, 4, 2.5], abs=1e-5)
+
+
+def test_a_flat_path_decides_up_when_the_cameras_tilt_every_way():
+    """Cameras rolled every which way (a handheld sweep), walking at one height: the path's plane decides."""
+    rng = np.random.default_rng(3)
+    poses = []
+    for k in range(40):
+        R = np.linalg.qr(rng.normal(size=(3, 3)))[0]          # a uniformly random rotation
+        R *= np.sign(np.linalg.det(R))
+        P = np.eye(4)
+        P[:3, :3] = R
+        P[:3, 3] = [5 * np.cos(k / 6), 3 * np.sin(k / 6), 1.5 + 0.02 * rng.normal()]
+        poses.append(P)
+    assert decide_up("auto", poses=np.array(poses)).source == "path"
+    assert decide_up("auto", poses=np.array(poses)).axis in ("z", "-z")
+
+
+# ------------------------------------------------------------------ one frame
+def test_a_georeferenced_trajectory_is_reported_then_aligned(tmp_path):
+    mesh = room_ply(tmp_path / "room.ply")
+    geo = DATA / "tum_georeferenced.txt"
+    far = import_scene(ImportRequest(str(tmp_path / "far"), mesh=str(mesh), trajectory=str(geo)))
+    (d,) = far.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "georeferenced" in d.message and "100% of the camera centres" in d.message
+    assert "+5.123e+05" in d.message and "--align-trajectory center" in d.message
+
+    aligned = import_scene(ImportRequest(str(tmp_path / "aligned"), mesh=str(mesh), trajectory=str(geo),
+                                         align_trajectory="center"))
+    assert not aligned.diagnostics.with_code("import.trajectory_outside_mesh")
+    scene = written(aligned)
+    centres = scene.videos["trajectory"].poses[:, :3, 3]
+    assert ((centres[:, :2] >= 0) & (centres[:, :2] <= FLOOR)).all()        # on the room's floor
+    occ = scene.topdown["occupancy"]
+    px = world_to_pixel(occ.world_to_pixel, centres[:, :2])
+    assert ((px >= 0) & (px < [occ.width, occ.height])).all()                # drawn inside the map
+    moved = json.loads((aligned.folder / "scene.json").read_text())["import"]["trajectory"]
+    assert moved["translation"][:2] == pytest.approx([3 - 2.75 - 512345, 2 - 1.875 - 4101234], abs=1e-3)
+
+
+def test_a_trajectory_at_another_scale_is_reported_then_scaled(tmp_path):
+    mesh = room_ply(tmp_path / "room.ply")
+    big = tum_walk(tmp_path / "walk.txt", scale=30.0)                      # e.g. a 1:30 reconstruction
+    result = import_scene(ImportRequest(str(tmp_path / "a"), mesh=str(mesh), trajectory=str(big)))
+    (d,) = result.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "other units" in d.message and "spans 17.5x" in d.message
+    fixed = import_scene(ImportRequest(str(tmp_path / "b"), mesh=str(mesh), trajectory=str(big),
+                                       trajectory_scale=1 / 30))
+    assert not fixed.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert written(fixed).videos["trajectory"].poses[0][:3, 3] == pytest.approx([1.0, 1.0, 1.5], abs=1e-6)
+
+
+def test_a_path_near_the_mesh_is_inside_the_map(tmp_path):
+    """A walk that leaves the mesh's bounds a little: the maps frame both, so all of it is drawn."""
+    mesh = room_ply(tmp_path / "room.ply", hi=(3, 4, 2.5))               # the walk goes to x = 4.5
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh), trajectory=str(tum_walk(
+        tmp_path / "walk.txt"))))
+    scene = written(result)
+    occ = scene.topdown["occupancy"]
+    px = world_to_pixel(occ.world_to_pixel, scene.videos["trajectory"].poses[:, :3, 3][:, :2])
+    assert ((px >= 0) & (px < [occ.width, occ.height])).all()
+
+
+# ------------------------------------------------------------------ inverted poses
+def test_inverted_orbit_poses_are_detected_by_where_the_cameras_look(tmp_path):
+    """An instant-ngp orbit (16 cameras 3 m around a 1 m object): read right, the cameras look at the
+    object; written world-to-camera, they all sit at one point looking every way."""
+    obj = room_ply(tmp_path / "object.ply", lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5))
+    orbit = DATA / "ngp_orbit" / "transforms.json"
+    right = import_scene(ImportRequest(str(tmp_path / "right"), mesh=str(obj), trajectory=str(orbit)))
+    assert not right.diagnostics.with_code("import.trajectory_inverted")
+    (d,) = right.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "object-centric" in d.message                      # said, and said to be expected
+
+    doc = json.loads(orbit.read_text())
+    for frame in doc["frames"]:
+        frame["transform_matrix"] = np.linalg.inv(np.array(frame["transform_matrix"])).tolist()
+    wrong = tmp_path / "transforms.json"
+    wrong.write_text(json.dumps(doc))
+    inverted = import_scene(ImportRequest(str(tmp_path / "wrong"), mesh=str(obj), trajectory=str(wrong), up="z"))
+    (d,) = inverted.diagnostics.with_code("import.trajectory_inverted")
+    assert "look towards it" in d.message and "world-to-camera" in d.message
+
+
+# ------------------------------------------------------------------ the command
+def test_cli_says_the_up_axis_and_aligns(tmp_path, capsys):
+    from viewer.cli import main
+    glb = room_glb(tmp_path / "room.glb", "y")
+    assert main(["import-scene", str(tmp_path / "a"), "--mesh", str(glb)]) == 0
+    out = capsys.readouterr()
+    assert "up axis y: glTF is y-up by its specification" in out.err and "up y (format)" in out.out
+    code = main(["import-scene", str(tmp_path / "b"), "--mesh", str(room_ply(tmp_path / "room.ply")),
+                 "--trajectory", str(DATA / "tum_georeferenced.txt"), "--align-trajectory", "center",
+                 "--up=-z"])
+    assert code == 0
+    assert "up axis -z: given with --up" in capsys.readouterr().err
+
+
+def test_arkit_y_up_needs_no_up_option(tmp_path):
+    """ARKit's world is gravity-aligned y-up: its cameras say so, and the PLY beside it is turned with them."""
+    import trimesh
+    box = trimesh.creation.box(extents=(6, 4, 2.5))
+    box.apply_translation((3, 2, 1.25))
+    box.vertices = box.vertices @ UP_AXES["y"]               # z-up -> the file's y-up world
+    mesh = tmp_path / "room.ply"
+    box.export(str(mesh))
+    result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh),
+                                        trajectory=str(DATA / "arkitscenes/lowres_wide.traj")))
+    assert (result.up.axis, result.up.source) == ("y", "cameras")
+    level_cameras(written(result).videos["trajectory"].poses)
