@@ -1,4 +1,4 @@
-"""A sample's view plan (core/view_plan.py), with no Qt: which map, its pixel transform, its overlay, the view
+"""A sample's view plan (core/view/plan.py), with no Qt: which map, its pixel transform, its overlay, the view
 image and the boxes, for every column of the demo, a VSI-Bench question with meta_info and questions without
 a scene; and the state's geometry, cleared by a new question."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ from viewer.core.scene.model import link_question
 from viewer.core.scene.sources import SceneLibrary
 from viewer.core.session import open_session
 from viewer.core.state import InspectorState
-from viewer.core.view_plan import MapCanvas, MapFile, MapRender, map_choice, plan, video_boxes
+from viewer.core.view.plan import MapCanvas, MapFile, MapRender, map_choice, plan, video_boxes
 
 DATA = Path(__file__).parent / "data"
 DEMO = assets_dir() / "demo"

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from viewer.core.view_plan import video_boxes
+from viewer.core.view.plan import video_boxes
 from viewer.ui.answer_charts import DistanceBars
 
 

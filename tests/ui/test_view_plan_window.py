@@ -1,4 +1,4 @@
-"""The window and the figures run one view plan (core/view_plan.py): walking every question of the demo and
+"""The window and the figures run one view plan (core/view/plan.py): walking every question of the demo and
 back, the map and overlay shown are the plan's, and the figures' too; a VSI-Bench question with meta_info
 draws its objects in the window and in a figure alike."""
 from __future__ import annotations

@@ -37,7 +37,7 @@ from .scene.model import QuestionGeometry
 from .scene.sources import SceneLibrary
 from .session import Session
 from .talk.storyboard import QUESTION, TALK_STAGES
-from .view_plan import map_choice
+from .view.plan import map_choice
 
 
 def _no_rows() -> np.ndarray:

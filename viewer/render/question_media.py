@@ -1,6 +1,6 @@
 """Everything an export of one question draws, loaded as arrays at once (no Qt).
 
-What that is, is the question's `viewer.core.view_plan.plan`, the window's
+What that is, is the question's `viewer.core.view.plan.plan`, the window's
 too: this module runs it synchronously, taking the first map that can be
 had. Every part that cannot be had carries a one-line reason instead, so a
 figure can say "no current view: file not found" where the image would be.
@@ -18,7 +18,7 @@ from ..core.scene.model import QuestionGeometry, link_question
 from ..core.scene.sources import SceneLibrary
 from ..core.session import Session
 from ..core.state import shown_results
-from ..core.view_plan import ImagePlan, MapCanvas, MapFile, MapRequest, ViewPlan, plan
+from ..core.view.plan import ImagePlan, MapCanvas, MapFile, MapRequest, ViewPlan, plan
 from .frame_source import FrameSource, open_frames
 from .image_io import read_rgb
 from .scene_assets import SceneAssets
@@ -74,7 +74,7 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
                  map_source: MapSource | None = None) -> QuestionMedia:
     """Load what the figures of question `qi` show; overlays carry only the chosen `models`.
 
-    What that is, is `view_plan.plan`'s, as in the window: `map_source` is the user's choice, if any.
+    What that is, is `view.plan.plan`'s, as in the window: `map_source` is the user's choice, if any.
     """
     q = session.release.questions[qi]
     g = link_question(q, scenes.get(q.scene)) if scenes is not None else None

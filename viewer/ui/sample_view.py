@@ -1,7 +1,7 @@
 """The centre of the window: one question with its answer views, video, current view and prompt.
 
 It draws the state's question, models, frame, geometry and map source. What
-it shows is the question's `core/view_plan.plan`, which the figures run too:
+it shows is the question's `core/view/plan.plan`, which the figures run too:
 this view loads what the plan names through `Jobs` (media and rendered maps),
 so switching samples never waits on disk; a load for a question no longer
 shown is dropped there (scope "question"). The geometry is linked beside it,
@@ -19,7 +19,7 @@ from ..core.map_choice import MapSource
 from ..core.overlays import model_answers
 from ..core.scene.model import QuestionGeometry
 from ..core.state import InspectorState
-from ..core.view_plan import MapCanvas, MapFile, MapPlan, ViewPlan, plan
+from ..core.view.plan import MapCanvas, MapFile, MapPlan, ViewPlan, plan
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .geometry_loader import GeometryLoader

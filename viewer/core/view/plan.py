@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .inferred import inferred_for, linked_map
-from .map_choice import MapChoice, MapKind, MapSource, choose_map
-from .overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
-from .primitives import Overlay
-from .release import Question, Release
-from .scene.model import QuestionGeometry, Scene
+from ..inferred import inferred_for, linked_map
+from ..map_choice import MapChoice, MapKind, MapSource, choose_map
+from ..overlays import published_map_overlay, scene_map_overlay, scene_overlay_3d
+from ..primitives import Overlay
+from ..release import Question, Release
+from ..scene.model import QuestionGeometry, Scene
 
 CANVAS_GREY = 250          # the blank canvas under a drawing of its own
 
