@@ -1,4 +1,6 @@
 """Looking things up in an overlay's primitives, for tests."""
+import numpy as np
+
 from viewer.core import primitives as pr
 
 
@@ -15,3 +17,18 @@ def truth_point(ov):
 
 def viewpoint(ov):
     return one(ov, pr.Marker, pr.VIEWPOINT).at
+
+
+def signature(ov):
+    """An overlay's primitives as comparable values (arrays rounded), its size and notes."""
+    if ov is None:
+        return None
+
+    def value(v):
+        if isinstance(v, np.ndarray):
+            return tuple(np.round(v.astype(float), 6).ravel().tolist())
+        if isinstance(v, (list, tuple)):
+            return tuple(value(x) for x in v)
+        return v
+    items = [(type(p).__name__,) + tuple((k, value(v)) for k, v in sorted(vars(p).items())) for p in ov.items]
+    return ov.width, ov.height, items, tuple(ov.notes)

@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from viewer.core.view.plan import video_boxes
 from viewer.ui.answer_charts import DistanceBars
-from viewer.ui.sample_view import SampleView
 
 
 @pytest.mark.parametrize("huge", [1e300, math.inf, 1e308 * 10])
@@ -21,9 +21,9 @@ def test_distance_bars_take_absurd_answers(qtbot, huge):
 def test_a_best_bbox_that_is_not_four_numbers_draws_no_box(box):
     video = SimpleNamespace(instances={"chair_0": {"best_frame_idx": 3, "best_bbox": box}})
     q, g = SimpleNamespace(target="chair_0"), SimpleNamespace(video=video)
-    assert SampleView._video_boxes(q, g) == {}                     # strings raised ValueError here
+    assert video_boxes(q, g) == {}                     # strings raised ValueError here
     video.instances["chair_0"]["best_bbox"] = [1, 2, 3, 4]
-    assert SampleView._video_boxes(q, g) == {3: (1.0, 2.0, 3.0, 4.0)}
+    assert video_boxes(q, g) == {3: (1.0, 2.0, 3.0, 4.0)}
 
 
 @pytest.mark.parametrize("defect", ["fifo", "symlink", "nul", "nesting"])

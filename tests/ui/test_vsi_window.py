@@ -36,16 +36,17 @@ def vsi_release(tmp_path: Path, meta_info: bool = False, scan: bool = False) -> 
 def test_multiple_choice_shows_the_option_texts_truth_and_picks(make_inspector, tmp_path):
     win, state = make_inspector(vsi_release(tmp_path), PREDS, uid=f"{SCENE}#14")
     sv = win.sample_view
-    assert sv.chart_stack.isVisible() and sv.chart_stack.currentWidget() is sv.option_texts
-    rows = sv.option_texts.rows
+    assert sv.chart_stack.isVisible() and sv.chart_stack.currentWidget() is sv.charts["option-texts"]
+    rows = sv.charts["option-texts"].rows
     # "If I am standing by the lamp and facing the fan, is the radiator ...": truth D, Gemini answered "A. back-right".
     assert [(r.letter, r.text) for r in rows] == [("A", "back-right"), ("B", "front-right"), ("C", "back-left"),
                                                   ("D", "front-left")]
     assert [r.truth for r in rows] == [False, False, False, True]
     assert rows[0].picked_by == (0,) and not any(r.picked_by for r in rows[1:])
-    assert "gemini" in sv.option_texts._labels[0].text() and "ground truth" in sv.option_texts._labels[3].text()
+    labels = sv.charts["option-texts"]._labels
+    assert "gemini" in labels[0].text() and "ground truth" in labels[3].text()
     state.visible_models = []                                  # hiding the model removes its badge
-    assert not any(r.picked_by for r in sv.option_texts.rows)
+    assert not any(r.picked_by for r in sv.charts["option-texts"].rows)
 
 
 @pytest.mark.parametrize("k, axis, truth_text", [
@@ -56,7 +57,7 @@ def test_multiple_choice_shows_the_option_texts_truth_and_picks(make_inspector, 
 ])
 def test_numeric_bars_are_labelled_in_the_questions_unit(make_inspector, tmp_path, k, axis, truth_text):
     win, state = make_inspector(vsi_release(tmp_path), PREDS, uid=f"{SCENE}#{k}")
-    bars = win.sample_view.bars
+    bars = win.sample_view.charts["bars"]
     assert win.sample_view.chart_stack.currentWidget() is bars
     assert bars.item.getAxis("bottom").labelText == axis
     assert bars.value_texts[0] == truth_text
@@ -97,4 +98,4 @@ def test_meta_info_draws_the_questions_objects_from_above(qtbot, make_inspector,
     labels = sorted(p.text for p in ov.of(pr.Label, pr.TARGET))
     assert labels == ["fan", "lamp", "radiator"]                         # the objects the question names
     assert len(ov.of(pr.Polygon, pr.TARGET)) == 3
-    assert sv.chart_stack.currentWidget() is sv.option_texts              # the options still beside it
+    assert sv.chart_stack.currentWidget() is sv.charts["option-texts"]              # the options still beside it

@@ -68,12 +68,12 @@ def test_answer_table_check_boxes_are_the_visible_models(qtbot, make_inspector, 
 def test_angle_and_distance_samples_use_dial_and_bars(qtbot, make_inspector, real_samples, prediction_files):
     window, state = make_inspector(real_samples, prediction_files, uid=ED_UID)
     sv = window.sample_view
-    assert sv.chart_stack.currentWidget() is sv.dial and sv.chart_stack.isVisible()
+    assert sv.chart_stack.currentWidget() is sv.charts["dial"] and sv.chart_stack.isVisible()
     assert not sv.answer_stack.isVisible()           # no map for an egocentric question without a scene
-    legend = [label.text for _, label in sv.dial.legend.items]
+    legend = [label.text for _, label in sv.charts["dial"].legend.items]
     assert "ground truth" in legend
     # Seen from above, facing up: -134° is behind on the right, model-b's 45° ahead on the left.
-    tips = dict(sv.dial.arrow_tips)
+    tips = dict(sv.charts["dial"].arrow_tips)
     from viewer.ui import style
     truth_tip = tips[style.TRUTH.name()]
     assert truth_tip[0] > 0 and truth_tip[1] < 0
@@ -82,13 +82,13 @@ def test_angle_and_distance_samples_use_dial_and_bars(qtbot, make_inspector, rea
     np.testing.assert_allclose(np.hypot(*b_tip), 0.9)
     state.select_uid(EDIST_UID)
     settle(qtbot, window)
-    assert sv.chart_stack.currentWidget() is sv.bars
+    assert sv.chart_stack.currentWidget() is sv.charts["bars"]
     # Back to a choice question: its gallery takes the answer area again.
     state.select_uid(TDSM_UID)
     settle(qtbot, window)
     assert sv.answer_stack.isVisible() and sv.answer_stack.currentWidget() is sv.gallery
     assert not sv.chart_stack.isVisible()
-    ticks = sv.bars.item.getAxis("left")._tickLevels[0]
+    ticks = sv.charts["bars"].item.getAxis("left")._tickLevels[0]
     assert [name for _, name in ticks] == ["ground truth", "model-a"]    # model-b gave no answer
 
 

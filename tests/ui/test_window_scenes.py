@@ -39,7 +39,7 @@ def test_direction_question_on_the_scene_map(qtbot, make_inspector, scene_releas
     # 2 m to the left = up
     np.testing.assert_allclose(one(ov, pr.Arrow, pr.TRUTH).points[1], [50.0, 30.0], atol=1e-9)
     assert len(ov.of(pr.Sector)) == 3 and len(ov.of(pr.Arrow, pr.MODEL)) == 1
-    assert sv.chart_stack.currentWidget() is sv.dial
+    assert sv.chart_stack.currentWidget() is sv.charts["dial"]
     assert window.sample_view.tabs.isTabEnabled(1)
     # The scene ships an occupancy map; the two other levels are rendered from its boxes.
     assert state.map_choice.sources == (MapSource.scene("occupancy"), MapSource.render("photo"),
@@ -91,7 +91,7 @@ def test_distance_and_choice_questions(qtbot, make_inspector, scene_release):
     sv = window.sample_view
     ov = sv.map_panel.view.overlay
     np.testing.assert_allclose(np.hypot(*(one(ov, pr.Polyline, pr.TRUTH).points - viewpoint(ov)).T), 44.0)
-    assert sv.chart_stack.currentWidget() is sv.bars
+    assert sv.chart_stack.currentWidget() is sv.charts["bars"]
     state.select_uid(sr.UIDS["TDS_E"])
     settle(qtbot, window)
     assert sv.answer_stack.currentWidget() is sv.gallery

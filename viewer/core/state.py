@@ -7,7 +7,8 @@ and asserts on fields. Setting a field to an equal value emits nothing.
 
   session, release_path   the opened release and its models' results (set by `open`)
   question                index of the question shown (None: none)
-  geometry                the question's linked scene objects, once read (None: none or not yet)
+  geometry                the question's linked scene objects, once read (None: none or not yet); a new
+                          question clears it, before any widget hears of the question
   models                  the loaded models' names; changes when predictions are added
   visible_models          the models the map, 3D view, charts and exports draw
   filter, order           the browser's filters, and the questions they leave in display order
@@ -30,13 +31,13 @@ from psygnal import evented
 
 from .browse import BrowseFilter, step_failure
 from .evaluate import ModelResult
-from .inferred import linked_map
-from .map_choice import MapChoice, MapSource, choose_map
+from .map_choice import MapChoice, MapSource
 from .release import Question
 from .scene.model import QuestionGeometry
 from .scene.sources import SceneLibrary
 from .session import Session
 from .talk.storyboard import QUESTION, TALK_STAGES
+from .view.plan import map_choice
 
 
 def _no_rows() -> np.ndarray:
@@ -75,6 +76,7 @@ class InspectorState:
 
     def _next_question(self) -> None:
         self.question_serial += 1
+        self.geometry = None                # the old question's; the geometry loader links the new one
 
     # ------------------------------------------------------------ release
     def open(self, session: Session | None, release_path: str | None = None) -> None:
@@ -166,13 +168,9 @@ class InspectorState:
     @property
     def map_choice(self) -> MapChoice | None:
         """The maps the question shown (or the scene shown alone) can be drawn on, best first (None: neither)."""
-        q = self.current
-        g = self.geometry
-        if q is None:
-            # A scene opened on its own (no questions): its maps, if the scene is read.
-            return choose_map(None, g, self.map_source) if g is not None else None
-        linked = linked_map(self.session.release, self.question) if g is None or g.scene is None else None
-        return choose_map(q, g, self.map_source, linked)
+        release = self.session.release if self.session is not None else None
+        return map_choice(release, self.question if self.current is not None else None, self.geometry,
+                          self.map_source)
 
     @property
     def shown_map(self) -> MapSource | None:

@@ -32,6 +32,7 @@ from .browser import BrowserPanel
 from .command_palette import CommandPalette, keys_text
 from .compare_bar import CompareBar
 from .flags_panel import FlagsPanel
+from .geometry_loader import GeometryLoader
 from .images import ImageCache
 from .jobs import CANCELLED, Jobs
 from .leaderboard import LeaderboardPanel
@@ -66,7 +67,9 @@ class MainWindow(QMainWindow):
         self.setDockNestingEnabled(True)
 
         # The sample view binds first: it has drawn the new release when the browser picks a question in it.
-        self.sample_view = SampleView(self.state, self.jobs, self.assets, self.cache)
+        # The geometry loader links each question to its scene after every view has drawn the question.
+        self.geometry_loader = GeometryLoader(self.state, self.jobs, self)
+        self.sample_view = SampleView(self.state, self.jobs, self.assets, self.geometry_loader, self.cache)
         self.setCentralWidget(self.sample_view)
         self.browser = BrowserPanel(self.state)
         self.compare_bar = CompareBar(self.state)

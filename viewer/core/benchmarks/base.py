@@ -172,6 +172,11 @@ class Benchmark:
         """What a numeric question's answer measures and its unit; None: as its answer kind labels it."""
         return None
 
+    def objects_overlay(self, release, question):
+        """The question's objects drawn from above on a canvas of their own (an `Overlay` in its pixels, with
+        `width` and `height`), for a question with no map; None when the benchmark knows no objects."""
+        return None
+
     # ------------------------------------------------------------ variants
     def with_variant(self, name: str | None) -> Benchmark:
         if not name:

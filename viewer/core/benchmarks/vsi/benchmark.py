@@ -9,6 +9,8 @@ score 0, as upstream scores them.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from pathlib import Path
 
 from ...column import Column
@@ -108,8 +110,29 @@ class VsiBenchmark(Benchmark):
             return None
         return question_scale(column.key, question.meta.get("question", ""))
 
+    def objects_overlay(self, release, question):
+        """The objects the question names, from the release's meta_info boxes (objects.py); None without them."""
+        from .objects import objects_topdown  # here: `score` never imports the drawing primitives
+        found = _meta_info(release).scene(question.scene)
+        return objects_topdown(found, " ".join(question.texts)) if found is not None else None
+
     def prepare_predictions(self, release, preds):
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
+
+
+# One MetaInfoLibrary per release root, read on first use; a release opened anew reads it anew.
+_LIBRARIES: dict[str, tuple[weakref.ref, object]] = {}
+_LIBRARIES_LOCK = threading.Lock()       # figures of a gallery ask from worker threads
+
+
+def _meta_info(release):
+    from .objects import MetaInfoLibrary
+    root = str(release.root)
+    with _LIBRARIES_LOCK:
+        hit = _LIBRARIES.get(root)
+        if hit is None or hit[0]() is not release:
+            hit = _LIBRARIES[root] = (weakref.ref(release), MetaInfoLibrary(root))
+        return hit[1]
 
 
 VSI = VsiBenchmark(
