@@ -70,3 +70,19 @@ def test_score_says_each_error_once(tmp_path):
     assert p.returncode == 1
     lines = [ln for ln in p.stderr.splitlines() if "bad.jsonl" in ln]
     assert len(lines) == 1 and "malformed JSON" in lines[0], p.stderr
+
+
+@pytest.mark.parametrize("release, forced, said", [
+    ("assets/demo", "vsi", "this folder is a GST-Bench release (`questions.jsonl`); drop --benchmark vsi"),
+    ("tests/data/vsi-gemini/scannet_questions", "gst",
+     "this folder is a VSI-Bench release (5 `*_questions.json` files); drop --benchmark gst"),
+])
+def test_a_forced_benchmark_that_does_not_fit_says_whose_release_it_is(release, forced, said):
+    from published_samples import REPO
+    root = REPO / release
+    with pytest.raises(UserError, match="drop --benchmark") as e:
+        load_release(root, forced)
+    assert said in str(e.value) and "mixes" not in str(e.value)
+    p = subprocess.run([sys.executable, "-m", "viewer", "audit", str(root), "--json", "--benchmark", forced],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and said in p.stderr and p.stderr.count(said) == 1, p.stderr

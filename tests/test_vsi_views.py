@@ -145,7 +145,8 @@ def test_render_takes_benchmark(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert out.read_bytes()[:4] == b"\x89PNG"
     forced = _run("render", QUESTIONS, "-p", preds, "--uid", "scene0222_01#14", "--out", out, "--benchmark", "gst")
-    assert forced.returncode == 2 and "no questions.jsonl" in forced.stderr      # read as GST-Bench: nothing
+    assert forced.returncode == 2, forced.stderr                                 # the folder is VSI-Bench's: said so
+    assert "this folder is a VSI-Bench release (5 `*_questions.json` files); drop --benchmark gst" in forced.stderr
 
 
 @pytest.mark.parametrize("command", [[], ["clip"], ["gallery"], ["render"]])

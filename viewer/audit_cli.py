@@ -15,6 +15,7 @@ import sys
 from .cli_args import (
     EXIT_FAILED,
     EXIT_OK,
+    add_benchmark_option,
     add_executor_options,
     check_prediction_args,
     check_release_arg,
@@ -58,6 +59,7 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--fail-on", choices=("error", "warning", "never"), default="never",
                    help="exit 1 when there are findings of this severity (warning: or worse), for CI; "
                         "default never")
+    add_benchmark_option(p)
     args = p.parse_args(argv)
     check_release_arg(args.release)
     check_prediction_args(args.predictions)
@@ -71,7 +73,7 @@ def cmd_audit(argv: list[str]) -> int:
     checks = parse_checks(args.checks)
     executor = executor_for(args.executor, args.address, args.workers) if args.executor != "local" else None
     try:
-        session = open_session(args.release, args.predictions)
+        session = open_session(args.release, args.predictions, benchmark=args.benchmark)
         print_problems(session.diagnostics, PROBLEMS_SHOWN)
         with ProgressBar("auditing", len(session.release)) as bar:
             report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,

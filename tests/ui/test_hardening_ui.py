@@ -122,3 +122,14 @@ def test_the_problems_list_says_the_cause(qtbot, make_inspector, tmp_path, defec
     listed = [window.problems.item(k).text() for k in range(window.problems.count())]
     assert any(name in text and cause in text for text in listed), listed
     assert not any("malformed JSON" in text or (name in text and "file not found" in text) for text in listed)
+
+
+def test_a_forced_benchmark_that_does_not_fit_is_said_in_problems(qtbot, make_inspector):
+    from published_samples import REPO
+    window, state = make_inspector()
+    vsi = REPO / "tests" / "data" / "vsi-gemini" / "scannet_questions"
+    window.open_release(str(vsi), benchmark="gst")
+    said = "this folder is a VSI-Bench release (5 `*_questions.json` files); drop --benchmark gst"
+    qtbot.waitUntil(lambda: any(said in window.problems.item(k).text() for k in range(window.problems.count())),
+                    timeout=20000)
+    assert state.session is None or state.session.release.benchmark.name != "gst"

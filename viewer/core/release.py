@@ -185,6 +185,12 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
     if not root.exists():
         raise UserError(f"{root}: no such file or folder")
     reader = get_benchmark(benchmark) if benchmark is not None else detect_benchmark(root)
+    if benchmark is not None and not reader.detect(root):
+        actual = detect_benchmark(root)
+        if actual is not reader and actual.detect(root):      # forced, and the folder is another's: say whose
+            what = actual.describe_release(root)
+            raise UserError(f"{root}: this {'file' if root.is_file() else 'folder'} is a {actual.title} release"
+                            + (f" ({what})" if what else "") + f"; drop --benchmark {reader.name}")
     with no_gc():
         return reader.load(root)
 

@@ -195,6 +195,10 @@ class Benchmark:
         the first bytes, never the whole release. Default: never."""
         return False
 
+    def describe_release(self, root: Path) -> str:
+        """What marks `root` as one of its releases, for a message ("5 `*_questions.json` files"); "" unsaid."""
+        return ""
+
     def names_a_release(self, path: Path) -> bool:
         """Whether a command-line path is, by its names alone, one of this benchmark's releases, so that a
         swapped argument (a release given as predictions) is said before anything loads. Default: a folder

@@ -33,6 +33,10 @@ class GstBenchmark(Benchmark):
         from .loader import load
         return load(root)
 
+    def describe_release(self, root: Path) -> str:
+        from .loader import describe_files
+        return describe_files(root)
+
     def names_a_release(self, path: Path) -> bool:
         from .loader import names_a_release
         return names_a_release(path)

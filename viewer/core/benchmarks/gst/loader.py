@@ -45,6 +45,17 @@ def detect(root: Path) -> bool:
     return bool(_find_question_files(root, first_only=True))
 
 
+def describe_files(root: Path) -> str:
+    """What makes `root` a GST-Bench release: its root question file, or how many `question.json` folders."""
+    if root.is_file():
+        return root.name
+    found = next((n for n in ROOT_FILES if (root / n).is_file()), None)
+    if found is not None:
+        return f"`{found}`"
+    n = len(_find_question_files(root))
+    return f"{n} `{QUESTION_FILE}` file{'s' if n != 1 else ''}" if n else ""
+
+
 def names_a_release(path: Path) -> bool:
     """A root question file or a `question.json` by name, or a folder with one (at its root, or below it)."""
     if not path.is_dir():

@@ -93,6 +93,10 @@ class VsiBenchmark(Benchmark):
         from .release import is_vsi_release
         return is_vsi_release(root)
 
+    def describe_release(self, root: Path) -> str:
+        from .release import describe_files
+        return describe_files(root)
+
     def load(self, root: Path):
         from .release import load_vsi_release
         return load_vsi_release(root)

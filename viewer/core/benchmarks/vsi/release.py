@@ -58,6 +58,15 @@ def _looks_vsi(path: Path) -> bool:
     return at_vsi >= 0 and (at_gst < 0 or at_vsi < at_gst)
 
 
+def describe_files(root: Path) -> str:
+    """The files that make `root` a VSI-Bench release, counted by kind: "5 `*_questions.json` files"."""
+    files = _files(root)
+    scene = sum(p.name.endswith(SCENE_FILE_SUFFIX) for p in files)
+    other = [p.name for p in files if not p.name.endswith(SCENE_FILE_SUFFIX)]
+    parts = ([f"{scene} `*{SCENE_FILE_SUFFIX}` file{'s' if scene != 1 else ''}"] if scene else []) + other[:3]
+    return ", ".join(parts)
+
+
 def _files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
