@@ -1,2 +1,2 @@
 """gst-viewer: look inside GST-Bench releases and model predictions."""
-__version__ = "0.3.0"
+__version__ = "0.4.0"
