@@ -28,6 +28,7 @@ files do not cover.
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -246,20 +247,25 @@ class RelDistanceMismatch(MetaInfoCheck):
         options = _option_texts(q)
         if not _boxes(objects, target) or not all(_boxes(objects, o) for o in options):
             return Verdict(skip=NO_CATEGORY)
-        dist = [min(closest_distance(x, t) for x in _boxes(objects, o) for t in _boxes(objects, target))
+        # Per option, per instance: the distance to the nearest target instance; an option is as near as its
+        # nearest instance ("the closest point of each object").
+        each = [[min(closest_distance(x, t) for t in _boxes(objects, target)) for x in _boxes(objects, o)]
                 for o in options]
+        dist = [min(d) for d in each]
         pick = int(np.argmax(dist) if farthest else np.argmin(dist))
         stored = int(q.truth.value)
         if stored == pick:
             return None
         letters = "ABCDEFGH"
-        several = [c for c in [target, *options] if len(_boxes(objects, c)) > 1]
-        tie = abs(dist[stored] - dist[pick]) <= DISTANCE_TOLERANCE_M if stored < len(dist) else False
         why = []
-        if tie:
-            why.append(f"within {DISTANCE_TOLERANCE_M} m of each other: a tie")
-        if several:
-            why.append(f"{', '.join(several)} has several boxes: ambiguous")
+        if stored < len(dist):
+            if abs(dist[stored] - dist[pick]) <= DISTANCE_TOLERANCE_M:
+                why.append(f"within {DISTANCE_TOLERANCE_M} m of each other: a tie")
+            # Another instance of a category with several could be the one meant, and make the stored one win.
+            could = max(each[stored]) >= max(each[pick]) if farthest else min(each[stored]) <= max(each[pick])
+            several = [c for c in (options[stored], options[pick]) if len(_boxes(objects, c)) > 1]
+            if several and could:
+                why.append(f"{', '.join(several)} has several boxes: ambiguous")
         stored_d = f"{dist[stored]:.2f} m" if stored < len(dist) else "no such option"
         return Verdict(f"the {'farthest' if farthest else 'closest'} to the {target} is {letters[pick]} "
                        f"{options[pick]} ({dist[pick]:.2f} m), not the stored {letters[stored]} "
@@ -282,6 +288,19 @@ def direction_answer(level: str, bearing: float) -> str:
     return side
 
 
+def _bearing(stand: ObjectBox, face: ObjectBox, locate: ObjectBox) -> float | None:
+    """Degrees clockwise from facing (-180, 180] to the located box's centre, on the floor plane; None when
+    the standing and facing boxes share a centre."""
+    forward = face.centroid[:2] - stand.centroid[:2]
+    norm = float(np.linalg.norm(forward))
+    if not norm:
+        return None
+    forward = forward / norm
+    right = np.array([forward[1], -forward[0]])
+    rel = locate.centroid[:2] - stand.centroid[:2]
+    return float(np.degrees(np.arctan2(rel @ right, rel @ forward)))
+
+
 _BOUNDARIES = {"easy": (0.0, 180.0), "medium": (0.0, 135.0), "hard": (0.0, 90.0, 180.0)}
 
 
@@ -293,14 +312,9 @@ class RelDirectionMismatch(MetaInfoCheck):
         if not all(_boxes(objects, n) for n in names):
             return Verdict(skip=NO_CATEGORY)
         level = q.column.key.rsplit("_", 1)[-1]
-        stand, face, locate = (_boxes(objects, n)[0].centroid[:2] for n in names)
-        forward = face - stand
-        if not np.linalg.norm(forward):
+        bearing = _bearing(*(_boxes(objects, n)[0] for n in names))
+        if bearing is None:
             return Verdict(skip="the standing and facing objects share a centre")
-        forward = forward / np.linalg.norm(forward)
-        right = np.array([forward[1], -forward[0]])
-        rel = locate - stand
-        bearing = float(np.degrees(np.arctan2(rel @ right, rel @ forward)))
         answer = direction_answer(level, bearing)
         options = [o.lower() for o in _option_texts(q)]
         if answer not in options:
@@ -309,14 +323,17 @@ class RelDirectionMismatch(MetaInfoCheck):
         if pick == stored:
             return None
         letters = "ABCDEFGH"
+        stored_text = options[stored] if stored < len(options) else "no such option"
         margin = min(abs(abs(bearing) - b) for b in _BOUNDARIES[level])
-        several = [n for n in dict.fromkeys(names) if len(_boxes(objects, n)) > 1]
         why = []
         if margin < ANGLE_MARGIN_DEG:
             why.append(f"{margin:.1f}° from a boundary between answers: a tie")
-        if several:
+        # With several boxes of a category (the first is used), another choice of instances may give the stored one.
+        several = [n for n in dict.fromkeys(names) if len(_boxes(objects, n)) > 1]
+        others = {direction_answer(level, b) for b in (_bearing(*trio) for trio in
+                  itertools.product(*(_boxes(objects, n) for n in names))) if b is not None}
+        if several and stored_text in others:
             why.append(f"{', '.join(several)} has several boxes (the first is used): ambiguous")
-        stored_text = options[stored] if stored < len(options) else "no such option"
         return Verdict(f"the {names[2]} is {letters[pick]} {answer} (bearing {bearing:.0f}° from facing the "
                        f"{names[1]}), not the stored {letters[stored]} {stored_text}"
                        + (f" ({'; '.join(why)})" if why else ""),

@@ -19,8 +19,9 @@ asked from; in 12 ScanNet entries it differs from the number of boxes (a
 printer counted once has two identical boxes; scene0500_00 has 7 windows
 counted and 5 boxes). `object_bboxes` (the project's first fixture) is read as
 `object_bbox`, and a box with only `min`/`max` as an axis-aligned one. A
-release gives the files as `meta_info/*.json` or `*meta_info*.json` at its root. `objects_topdown` draws the boxes of the
-categories a question names (all of them when it names none, as a room-size
+release gives the files as `meta_info/*.json` or `*meta_info*.json` at its root.
+
+`objects_topdown` draws the boxes of the categories a question names (all of them when it names none, as a room-size
 question) as footprints with labels on a blank canvas of its own: existing
 primitives, drawn by the map renderers like any overlay.
 """
@@ -120,12 +121,13 @@ def read_meta_info(path: str | Path, diags: Diagnostics) -> dict[str, SceneObjec
             else:
                 diags.warning(f"{scene}.object_counts.{category}: {n!r} is not a count; ignored", path,
                               code="meta_info.bad_count")
-        bboxes = info.get("object_bbox", info.get("object_bboxes"))
+        key = "object_bbox" if "object_bbox" in info else "object_bboxes"
+        bboxes = info.get(key)
         for category, items in (bboxes.items() if isinstance(bboxes, dict) else ()):
             for k, item in enumerate(items if isinstance(items, list) else []):
                 box = _box(category, item)
                 if box is None:
-                    diags.warning(f"{scene}.object_bbox.{category}[{k}]: needs centroid (3 numbers), axesLengths "
+                    diags.warning(f"{scene}.{key}.{category}[{k}]: needs centroid (3 numbers), axesLengths "
                                   "(3) and normalizedAxes (9), or min and max (3 each); skipped", path,
                                   code="meta_info.bad_box")
                     continue
