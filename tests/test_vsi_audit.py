@@ -159,10 +159,19 @@ def _ambiguous(scene, questions):
                                       "of the printer, measured in centimeters?", "ground_truth": "60"})
 
 
+    if scene == "scene0222_01":          # the radiator 0.8° left of facing the lamp: front-left, stored B
+        q = next(q for q in questions if q["question"].startswith("If I am standing by the nightstand and facing "
+                                                                  "the lamp, is the radiator to my front-left"))
+        assert q["ground_truth"] == "B" and q["options"][3] == "D. front-right"
+        q["ground_truth"] = "D"
+
+
 def test_where_the_rule_cannot_tell_the_finding_says_so_and_is_a_warning(tmp_path):
     report = run_audit(load_release(_release(tmp_path, _ambiguous)))
     by_check = {f.check: f for f in report.findings}
-    assert sorted(by_check) == ["vsi_count_mismatch", "vsi_size_mismatch"]
+    assert sorted(by_check) == ["vsi_count_mismatch", "vsi_rel_direction_mismatch", "vsi_size_mismatch"]
+    tie = by_check["vsi_rel_direction_mismatch"]
+    assert tie.severity == "warning" and "0.8° from a boundary between answers: a tie" in tie.message
     count, size = by_check["vsi_count_mismatch"], by_check["vsi_size_mismatch"]
     assert count.severity == size.severity == "warning"
     assert "disagrees with itself" in count.message and count.details["boxes"] == 2

@@ -142,8 +142,9 @@ class MetaInfoCheck(Check):
 
 
 def meta_info_of(audit: ReleaseAuditor) -> MetaInfoLibrary:
-    """The release's meta_info files, read once per audit."""
-    return audit.memo("vsi.meta_info", lambda: MetaInfoLibrary(audit.release.root))
+    """The release's meta_info files: the release's one library (the window's and the figures' too)."""
+    from .benchmark import _meta_info
+    return _meta_info(audit.release)
 
 
 class CountMismatch(MetaInfoCheck):

@@ -15,7 +15,7 @@ and 150 scenes, VSI-Bench's 288), each
 in the scan's z-up world, in metres, in all three datasets (the axes are rows:
 the corners they give span exactly `min`..`max`). Only the categories the
 questions use are listed. `object_counts` is what the counting questions were
-asked from; in 12 ScanNet entries it differs from the number of boxes (a
+asked from; in 12 categories of 11 ScanNet scenes it differs from the number of boxes (a
 printer counted once has two identical boxes; scene0500_00 has 7 windows
 counted and 5 boxes). `object_bboxes` (the project's first fixture) is read as
 `object_bbox`, and a box with only `min`/`max` as an axis-aligned one. A
