@@ -119,17 +119,26 @@ def test_a_question_named_after_its_scene_takes_the_scans_one_video():
 
 
 # ------------------------------------------------------------------ audit
-def test_the_audit_says_its_checks_do_not_apply_to_a_vsi_release():
+def test_the_audit_runs_the_checks_that_apply_to_a_vsi_release_and_says_the_others_do_not():
     from viewer.core.audit import run_audit
-    release = load_release(QUESTIONS)
+    release = load_release(QUESTIONS)       # no meta_info beside it
     report = run_audit(release)
-    assert not report.findings
     summary = report.summary()
-    assert all(n == {"flagged": 0, "checked": 0, "skipped": len(release)} for n in summary.values())
-    for check in summary:
+    n = len(release)
+    assert summary["invalid_answer"] == summary["missing_media"] == {"flagged": 0, "checked": n, "skipped": 0}
+    own = [c for c in summary if c.startswith("vsi_") and c != "vsi_meta_info"]
+    assert len(own) == 6 and sum(summary[c]["skipped"] for c in own) == 208      # the 6 types' questions
+    for check in own:
+        assert summary[check]["checked"] == 0
+        assert set(report.tally.skip_reasons[check]) == {"scene not in the meta_info files"}
+    (note,) = report.findings                # the missing meta_info is said once
+    assert note.check == "vsi_meta_info" and note.uid is None and "no meta_info file" in note.message
+    others = [c for c in summary if c not in VSI.audit_checks]
+    assert len(others) == 15 and all(summary[c] == {"flagged": 0, "checked": 0, "skipped": n} for c in others)
+    for check in others:
         (reason, _), = report.tally.skip_reasons[check].most_common(1)
         assert reason == "a GST-Bench check; not applicable to VSI-Bench questions"
-    assert any("none of the" in p and "VSI-Bench" in p for p in report.problems)
+    assert any("15 of the 24 audit checks do not apply" in p for p in report.problems)
 
 
 # ------------------------------------------------------------------ --benchmark everywhere

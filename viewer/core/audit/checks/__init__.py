@@ -47,6 +47,8 @@ REPORT_ORDER = (
     "target_visible_in_query_view", "target_unseen_in_video", "query_near_trajectory", "ambiguous_semantic_target",
     "models_disagree_with_gt", "choice_answer_mismatch", "choice_options_ambiguous", "gt_angle_convention",
     "model_answer_convention", "answers_inconsistent", "target_visible_in_local_view", "local_video_in_prompt",
+    "vsi_meta_info", "vsi_count_mismatch", "vsi_size_mismatch", "vsi_room_size_mismatch", "vsi_abs_distance_mismatch",
+    "vsi_rel_distance_mismatch", "vsi_rel_direction_mismatch",
 )
 
 

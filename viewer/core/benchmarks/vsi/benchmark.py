@@ -120,6 +120,10 @@ class VsiBenchmark(Benchmark):
         found = _meta_info(release).scene(question.scene)
         return objects_topdown(found, " ".join(question.texts)) if found is not None else None
 
+    def own_checks(self) -> tuple:
+        from .checks import VSI_CHECKS  # the stored answers recomputed from the scenes' meta_info
+        return VSI_CHECKS
+
     def prepare_predictions(self, release, preds):
         return preds.resolve(release) if isinstance(preds, SceneResponses) else preds
 
@@ -148,9 +152,11 @@ VSI = VsiBenchmark(
     prompt_convention="multiple choice: the option's letter first; numbers: the number first (lmms-eval vsibench)",
     variants=(ELEVEN_THRESHOLDS,),
     invalid_truth_scores_zero=True,
-    # The built-in checks judge promises VSI-Bench's questions do not make (scene-linked targets,
-    # viewpoints, maps); even the generic ones are left out so that the audit of a VSI release says
-    # plainly that none applies, rather than passing questions it has nothing to judge in.
-    audit_checks=frozenset(),
+    # The generic checks (a ground truth that parses, media that open) and its own (checks.py: the answers
+    # recomputed from meta_info); the other built-in ones judge promises VSI-Bench's questions do not make
+    # (scene-linked targets, viewpoints, maps), so the audit says they do not apply.
+    audit_checks=frozenset({"invalid_answer", "missing_media", "vsi_meta_info", "vsi_count_mismatch",
+                            "vsi_size_mismatch", "vsi_room_size_mismatch", "vsi_abs_distance_mismatch",
+                            "vsi_rel_distance_mismatch", "vsi_rel_direction_mismatch"}),
     prediction_formats=(SCENE_RESPONSES,),
 )

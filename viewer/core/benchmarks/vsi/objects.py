@@ -1,19 +1,27 @@
 """VSI-Bench's per-scene object metadata, and a top-down drawing of a question's objects.
 
 thinking-in-space builds its questions from a `meta_info` JSON per dataset
-(`data/meta_info/<dataset>_meta_info_<split>.json`), read by its question
-generators as:
+(`data/meta_info/{scannet,scannetpp,arkitscenes}_meta_info_val.json`: 88, 50
+and 150 scenes, VSI-Bench's 288), each
 
-    {"<scene_name>": {"video_path": ..., "room_size": 17.5,          # square metres
+    {"<scene_name>": {"dataset": "scannet", "video_path": ..., "room_size": 17.5,   # square metres
+                      "room_center": [x, y, z],
                       "object_counts": {"lamp": 1, ...},
-                      "object_bboxes": {"lamp": [{"centroid": [x, y, z],
-                                                  "axesLengths": [a, b, c],
-                                                  "normalizedAxes": [9 numbers: the 3 box axes as rows],
-                                                  "instance_id": 7}, ...], ...}}, ...}
+                      "object_bbox": {"lamp": [{"centroid": [x, y, z],
+                                                "axesLengths": [a, b, c],
+                                                "normalizedAxes": [9 numbers: the 3 box axes as rows],
+                                                "min": [x, y, z], "max": [x, y, z]}, ...], ...}}, ...}
 
-in the scan's z-up world, in metres. A release gives it as `meta_info/*.json`
-or `*meta_info*.json` at its root. `objects_topdown` draws the boxes of the
-categories a question names (all of them when it names none, as a room-size
+in the scan's z-up world, in metres, in all three datasets (the axes are rows:
+the corners they give span exactly `min`..`max`). Only the categories the
+questions use are listed. `object_counts` is what the counting questions were
+asked from; in 12 categories of 11 ScanNet scenes it differs from the number of boxes (a
+printer counted once has two identical boxes; scene0500_00 has 7 windows
+counted and 5 boxes). `object_bboxes` (the project's first fixture) is read as
+`object_bbox`, and a box with only `min`/`max` as an axis-aligned one. A
+release gives the files as `meta_info/*.json` or `*meta_info*.json` at its root.
+
+`objects_topdown` draws the boxes of the categories a question names (all of them when it names none, as a room-size
 question) as footprints with labels on a blank canvas of its own: existing
 primitives, drawn by the map renderers like any overlay.
 """
@@ -56,6 +64,15 @@ class SceneObjects:
     scene: str
     room_size: float | None                       # square metres
     boxes: dict[str, list[ObjectBox]] = field(default_factory=dict)   # category -> its instances
+    counts: dict[str, int] = field(default_factory=dict)              # object_counts: category -> count
+    dataset: str = ""
+    source: str = ""                              # the meta_info file it was read from
+
+    def count(self, category: str) -> int | None:
+        """How many of a category the scene has: object_counts', else its boxes' (None: not listed)."""
+        if category in self.counts:
+            return self.counts[category]
+        return len(self.boxes[category]) if category in self.boxes else None
 
 
 def convex_hull(points: np.ndarray) -> np.ndarray:
@@ -95,14 +112,24 @@ def read_meta_info(path: str | Path, diags: Diagnostics) -> dict[str, SceneObjec
             continue
         room = info.get("room_size")
         ok_room = isinstance(room, (int, float)) and not isinstance(room, bool) and np.isfinite(room) and room > 0
-        objects = SceneObjects(scene, float(room) if ok_room else None)
-        bboxes = info.get("object_bboxes")
+        dataset = info.get("dataset") if isinstance(info.get("dataset"), str) else ""
+        objects = SceneObjects(scene, float(room) if ok_room else None, dataset=dataset, source=str(path))
+        counts = info.get("object_counts")
+        for category, n in (counts.items() if isinstance(counts, dict) else ()):
+            if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+                objects.counts[category] = n
+            else:
+                diags.warning(f"{scene}.object_counts.{category}: {n!r} is not a count; ignored", path,
+                              code="meta_info.bad_count")
+        key = "object_bbox" if "object_bbox" in info else "object_bboxes"
+        bboxes = info.get(key)
         for category, items in (bboxes.items() if isinstance(bboxes, dict) else ()):
             for k, item in enumerate(items if isinstance(items, list) else []):
                 box = _box(category, item)
                 if box is None:
-                    diags.warning(f"{scene}.object_bboxes.{category}[{k}]: needs centroid (3 numbers), axesLengths "
-                                  "(3) and normalizedAxes (9); skipped", path, code="meta_info.bad_box")
+                    diags.warning(f"{scene}.{key}.{category}[{k}]: needs centroid (3 numbers), axesLengths "
+                                  "(3) and normalizedAxes (9), or min and max (3 each); skipped", path,
+                                  code="meta_info.bad_box")
                     continue
                 objects.boxes.setdefault(category, []).append(box)
         out[scene] = objects
@@ -113,9 +140,13 @@ def _box(category: str, item) -> ObjectBox | None:
     if not isinstance(item, dict):
         return None
     try:
-        c = np.asarray(item.get("centroid"), float).reshape(3)
-        lengths = np.asarray(item.get("axesLengths"), float).reshape(3)
-        axes = np.asarray(item.get("normalizedAxes", np.eye(3).ravel()), float).reshape(3, 3)
+        if "centroid" not in item and "min" in item and "max" in item:    # an axis-aligned box by its corners
+            lo, hi = np.asarray(item["min"], float).reshape(3), np.asarray(item["max"], float).reshape(3)
+            c, lengths, axes = (lo + hi) / 2, hi - lo, np.eye(3)
+        else:
+            c = np.asarray(item.get("centroid"), float).reshape(3)
+            lengths = np.asarray(item.get("axesLengths"), float).reshape(3)
+            axes = np.asarray(item.get("normalizedAxes", np.eye(3).ravel()), float).reshape(3, 3)
     except (TypeError, ValueError):
         return None
     if not (np.isfinite(c).all() and np.isfinite(lengths).all() and np.isfinite(axes).all()) or (lengths < 0).any():
@@ -136,12 +167,35 @@ class MetaInfoLibrary:
         found = sorted(folder.glob("*.json")) if folder.is_dir() else []
         return found + sorted(p for p in self.root.glob("*meta_info*.json") if p.is_file())
 
-    def scene(self, scene_id: str) -> SceneObjects | None:
+    def scenes(self) -> dict[str, SceneObjects]:
+        """Every scene of every file (a scene in two files: the later file's)."""
         if self._scenes is None:
             self._scenes = {}
             for f in self.files():
                 self._scenes.update(read_meta_info(f, self.diagnostics))
-        return self._scenes.get(scene_id)
+        return self._scenes
+
+    def scene(self, scene_id: str) -> SceneObjects | None:
+        return self.scenes().get(scene_id)
+
+    def uncovered(self, scene_ids) -> list[str]:
+        """The scenes of `scene_ids` that no meta_info file describes, in natural order."""
+        from ...release import natural_key
+        have = self.scenes()
+        return sorted({s for s in scene_ids if s not in have}, key=natural_key)
+
+    def coverage(self, scene_ids) -> str:
+        """One sentence on what the files cover of these scenes, for saying once (empty when all)."""
+        wanted = set(scene_ids)
+        missing = self.uncovered(wanted)
+        if not self.files():
+            return (f"no meta_info file beside the release ({self.root}/{META_FOLDER}/*.json or "
+                    f"*meta_info*.json): no object boxes for its {len(wanted)} scenes")
+        if not missing:
+            return ""
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        return (f"the meta_info files ({', '.join(f.name for f in self.files())}) do not cover "
+                f"{len(missing)} of the release's {len(wanted)} scenes: {shown}")
 
 
 def question_categories(text: str, categories) -> list[str]:
