@@ -172,3 +172,112 @@ def test_flags_import(folder, named):
     finally:
         assert not store.readonly                    # a bad file never makes the database look damaged
         store.close()
+
+
+# ------------------------------------------------------------------ issue 26: classes of input, each a generator
+# Every case is judged "clean" (read, or refused with a message naming the file), "silent" (a bad file passed
+# unmentioned) or "traceback" (another exception escaped); hangs are caught by the subprocess tests
+# (tests/test_hardening_inputs.py). GST_FUZZ_TALLY=FILE appends the tally per class to FILE.
+CLASS_EXAMPLES = max(200, int(os.environ.get("GST_FUZZ_EXAMPLES", 200)))
+CLASS_FUZZ = settings(FUZZ, max_examples=CLASS_EXAMPLES)
+TALLY: dict[str, dict[str, int]] = {}
+
+
+def _count(cls: str, outcome: str) -> None:
+    TALLY.setdefault(cls, {}).setdefault(outcome, 0)
+    TALLY[cls][outcome] += 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_tally():
+    yield
+    if os.environ.get("GST_FUZZ_TALLY") and TALLY:
+        with open(os.environ["GST_FUZZ_TALLY"], "a") as f:
+            f.write(json.dumps(TALLY) + "\n")
+
+
+def _small_images() -> dict[str, bytes]:
+    import io
+
+    import numpy as np
+    from PIL import Image
+    rgb = np.random.default_rng(7).integers(0, 256, (24, 32, 3), dtype=np.uint8)
+    out = {}
+    for name, image, save in [("rgb.png", Image.fromarray(rgb), {"format": "PNG"}),
+                              ("palette.png", Image.fromarray(rgb).quantize(8), {"format": "PNG"}),
+                              ("gray.png", Image.fromarray(rgb[:, :, 0]), {"format": "PNG"}),
+                              ("base.jpg", Image.fromarray(rgb), {"format": "JPEG", "quality": 90}),
+                              ("prog.jpg", Image.fromarray(rgb), {"format": "JPEG", "progressive": True})]:
+        buf = io.BytesIO()
+        image.save(buf, **save)
+        out[name] = buf.getvalue()
+    return out
+
+
+SMALL_IMAGES = _small_images()
+
+
+def _declare_size(name: str, data: bytes, width: int, height: int, header_only: bool) -> bytes:
+    """`data` with its declared size replaced (the PNG's IHDR CRC fixed), keeping the pixels or not."""
+    import struct
+    import zlib
+    if name.endswith(".png"):
+        ihdr = data[8:33]
+        body = struct.pack(">II", width, height) + ihdr[16:21]
+        chunk = ihdr[:8] + body + struct.pack(">I", zlib.crc32(b"IHDR" + body) & 0xFFFFFFFF)
+        rest = data[33:]
+        if header_only:
+            rest = rest[rest.index(b"IEND") - 4:]
+        return data[:8] + chunk + rest
+    k = next(i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] in (0xC0, 0xC2))
+    patched = data[:k + 5] + struct.pack(">HH", height, width) + data[k + 9:]
+    if header_only:
+        sos = patched.index(b"\xff\xda")
+        patched = patched[:sos] + b"\xff\xd9"
+    return patched
+
+
+# (name, bytes, what the file is: "whole", "cut", "bomb" or "damaged" (a flipped byte: may go unnoticed))
+image_cases = st.one_of(
+    st.sampled_from(sorted(SMALL_IMAGES)).map(lambda n: (n, SMALL_IMAGES[n], "whole")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.floats(0, 1, exclude_max=True)).map(
+        lambda t: (t[0], SMALL_IMAGES[t[0]][:max(1, int(len(SMALL_IMAGES[t[0]]) * t[1]))], "cut")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.integers(0, 10**6), st.integers(1, 255)).map(
+        lambda t: (t[0], (lambda b, i: b[:i] + bytes([b[i] ^ t[2]]) + b[i + 1:])(
+            SMALL_IMAGES[t[0]], t[1] % len(SMALL_IMAGES[t[0]])), "damaged")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.sampled_from([(50_000, 50_000), (12_000, 12_000),
+                                                                      (65_535, 1_000)]), st.booleans()).map(
+        lambda t: (t[0], _declare_size(t[0], SMALL_IMAGES[t[0]], *t[1], t[2]), "bomb")),
+)
+
+
+@CLASS_FUZZ
+@given(image_cases)
+def test_images_class(folder, case):
+    from viewer.core.audit.checks.missing_media import media_problem
+    from viewer.render.image_io import read_rgb
+    name, data, kind = case
+    path = _fresh(folder, "images") / name
+    path.write_bytes(data)
+    outcome = "clean"
+    try:
+        image = read_rgb(path)
+        assert image.ndim == 3 and image.shape[2] == 3
+        if kind == "bomb":
+            outcome = "silent"
+    except OSError as e:
+        assert str(path) in str(e)
+        if kind == "bomb":
+            assert "over the budget" in str(e), e
+    except Exception:
+        _count("images", "traceback")
+        raise
+    problem = media_problem(str(path))               # the audit's check: never raises
+    if kind == "whole":
+        assert problem is None, problem
+    elif kind in ("cut", "bomb") and problem is None:
+        outcome = "silent"
+    if kind == "bomb" and problem is not None:
+        assert "over the budget" in problem or "truncated" in problem, problem
+    _count("images", outcome)
+    assert outcome == "clean", (name, kind, len(data))
