@@ -281,3 +281,54 @@ def test_images_class(folder, case):
         assert "over the budget" in problem or "truncated" in problem, problem
     _count("images", outcome)
     assert outcome == "clean", (name, kind, len(data))
+
+
+# Class 6: what `path_role` is given; a FIFO must never be opened (the open would block: an alarm fails it).
+def _nesting(opens: str, depth: int, close: bool) -> str:
+    body = "".join({"[": "[", "{": '{"k": '}[c] for c in (opens * depth)[:depth])
+    return body + ("0" + "".join({"[": "]", "{": "}"}[c] for c in reversed((opens * depth)[:depth])) if close else "")
+
+
+path_cases = st.one_of(
+    st.tuples(st.just("file"), st.sampled_from(["[", "{", "[{", "{["]), st.integers(1, 150_000), st.booleans(),
+              st.sampled_from([".jsonl", ".json", ".txt", ""])),
+    st.tuples(st.sampled_from(["fifo", "link-to-fifo", "dir", "dangling-link"]), st.just("["), st.just(1),
+              st.just(False), st.sampled_from([".jsonl", ".json"])))
+
+
+@CLASS_FUZZ
+@given(path_cases)
+def test_pipes_and_deep_json_class(folder, case):
+    import signal
+
+    from viewer.cli_args import path_role
+    kind, opens, depth, close, suffix = case
+    import shutil
+    shutil.rmtree(folder / "roles", ignore_errors=True)
+    d = _fresh(folder, "roles")
+    path = d / f"model{suffix}"
+    if kind == "file":
+        path.write_text(_nesting(opens, depth, close))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link-to-fifo":
+        os.mkfifo(d / "pipe")
+        path.symlink_to(d / "pipe")
+    elif kind == "dir":
+        path.mkdir()
+    else:
+        path.symlink_to(d / "nowhere")
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError(f"{kind} blocked")))
+    signal.alarm(10)
+    try:
+        role = path_role(path)
+    except TimeoutError:
+        _count("pipes_and_deep_json", "hang")
+        raise
+    except Exception:
+        _count("pipes_and_deep_json", "traceback")
+        raise
+    finally:
+        signal.alarm(0)
+    assert role in ("other", "missing", "predictions"), role
+    _count("pipes_and_deep_json", "clean")

@@ -89,3 +89,29 @@ def test_audit_names_an_image_over_the_pixel_budget(bomb_release):
     media = [m for f in json.loads(p.stdout)["findings"] if f["check"] == "missing_media"
              for m in f["details"]["media"]]
     assert any(m["path"].endswith(name) and "over the budget" in m["problem"] for m in media), media
+
+
+# ------------------------------------------------------------------ class 6: named pipes and deep JSON
+def _plant_prediction(tmp_path, kind: str):
+    path = tmp_path / ("model.json" if kind.endswith("json-doc") else "model.jsonl")
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "deep-array":
+        path.write_text("[" * 100_000)
+    elif kind == "deep-object":
+        path.write_text('{"uid": ' * 100_000)
+    elif kind == "deep-json-doc":
+        path.write_text('[{"uid": "x", "prediction": ' + "[" * 100_000 + "]" * 100_000 + "}]")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep-array", "deep-object", "deep-json-doc"])
+@pytest.mark.parametrize("command", ["score", "render"])
+def test_a_prediction_file_that_is_a_pipe_or_deep_json_is_refused(tmp_path, command, kind):
+    preds = _plant_prediction(tmp_path, kind)
+    args = [command, FIXTURES, preds] if command == "score" else \
+        ["render", FIXTURES, "--uid", ED_UID, "-p", preds, "--out", tmp_path / "fig.png"]
+    p = _run(args, timeout=60)                       # a hang fails here (TimeoutExpired)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 2, p.stderr
+    assert str(preds) in p.stderr, p.stderr
