@@ -332,3 +332,118 @@ def test_pipes_and_deep_json_class(folder, case):
         signal.alarm(0)
     assert role in ("other", "missing", "predictions"), role
     _count("pipes_and_deep_json", "clean")
+
+
+# Class 5: prediction tables. Each case is (file name, bytes, what must be said: a regex that a UserError or one
+# of the file's diagnostics matches; None for a good file).
+def _xlsx(rows, sheet_xml_edit=None, workbook_xml_edit=None, extra_member=None) -> bytes:
+    import io
+    import zipfile
+
+    import openpyxl
+    wb = openpyxl.Workbook()
+    for r in rows:
+        wb.active.append(r)
+    buf = io.BytesIO()
+    wb.save(buf)
+    src = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml" and sheet_xml_edit:
+                data = sheet_xml_edit(data)
+            if info.filename == "xl/workbook.xml" and workbook_xml_edit:
+                data = workbook_xml_edit(data)
+            z.writestr(info.filename, data)
+        if extra_member:
+            z.writestr(*extra_member)
+    return out.getvalue()
+
+
+def _no_sheet(xml: bytes) -> bytes:
+    import re
+    return re.sub(rb"<sheets>.*</sheets>", b"<sheets/>", xml, flags=re.S)
+
+
+def _nan_cell(xml: bytes) -> bytes:
+    import re
+    return re.sub(rb'<c r="B2"[^>]*>.*?</c>', b'<c r="B2" t="n"><v>NaN</v></c>', xml, count=1, flags=re.S)
+
+
+ROWS = [["index", "prediction"], ["q0", "-161"], ["q1", "4.7"], ["q2", "C"]]
+_CACHE: dict = {}
+
+
+def _cached(key, make):
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def _bomb(megabytes: int) -> bytes:
+    return _cached(("bomb", megabytes), lambda: _xlsx(ROWS, extra_member=("xl/sharedStrings.xml",
+                                                                             b" " * (megabytes * 1024**2))))
+
+
+def _lmms(values) -> bytes:
+    return "\n".join(json.dumps({"doc_id": k, "doc": {"uid": f"q{k}"}, "resps": [[v]], "filtered_resps": [v]})
+                     for k, v in enumerate(values)).encode()
+
+
+def _csv_text(rows) -> str:
+    return "\n".join(",".join(r) for r in rows) + "\n"
+
+
+table_cases = st.one_of(
+    st.just(("good.xlsx", None, None)).map(lambda t: (t[0], _cached("good", lambda: _xlsx(ROWS)), None)),
+    st.just(("nosheet.xlsx", None, None)).map(
+        lambda t: (t[0], _cached("nosheet", lambda: _xlsx(ROWS, workbook_xml_edit=_no_sheet)), "no sheet")),
+    st.just(("nan.xlsx", None, None)).map(
+        lambda t: (t[0], _cached("nan", lambda: _xlsx(ROWS, sheet_xml_edit=_nan_cell)), "row 2: a cell")),
+    st.sampled_from([2, 8, 24]).map(lambda mb: ("bomb.xlsx", _bomb(mb), "zip bomb")),
+    st.tuples(st.integers(131_073, 400_000), st.integers(1, 2000), st.sampled_from([",", "\t"])).map(
+        lambda t: ("open_quote." + ("csv" if t[2] == "," else "tsv"),
+                   (f"index{t[2]}prediction\nq0{t[2]}\"" + "x" * 60 + ("\n" + "y" * (t[0] // t[1])) * t[1]
+                    + f"\nq1{t[2]}C\n").encode(), "longer than")),
+    st.lists(st.one_of(st.dictionaries(st.text(max_size=3), st.integers(), min_size=1, max_size=2),
+                       st.integers(), st.floats(allow_nan=False), st.booleans(),
+                       st.lists(st.dictionaries(st.just("a"), st.integers(), min_size=1), min_size=1, max_size=1)),
+             min_size=1, max_size=4).map(lambda vs: ("lmms.jsonl", _lmms(vs + ["C"]), "not text")),
+    st.tuples(st.sampled_from(["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]),
+              st.sampled_from(["csv", "tsv"])).map(
+        lambda t: (f"wide.{t[1]}", _csv_text(ROWS).replace(",", "," if t[1] == "csv" else "\t").encode(t[0]),
+                   "UTF-(16|32)")),
+)
+
+
+@CLASS_FUZZ
+@given(table_cases)
+def test_prediction_tables_class(folder, case):
+    import re
+    name, data, said = case
+    path = _fresh(folder, "tables") / name
+    path.write_bytes(data)
+    messages = []
+    try:
+        sets = load_predictions(path)
+        messages = [str(d) for s in sets for d in s.diagnostics]
+    except UserError as e:
+        assert str(path) in str(e), e
+        messages = [str(e)]
+        sets = []
+    except Exception:
+        _count("prediction_tables", "traceback")
+        raise
+    if said is None:
+        assert sets and not messages, messages
+    elif not any(re.search(said, m) for m in messages):
+        _count("prediction_tables", "silent")
+        raise AssertionError((name, said, messages[:3]))
+    if name.startswith("open_quote"):                # one error, not one per line the cell spans
+        assert sum("longer than" in m or "unreadable row" in m for m in messages) == 1, messages[:5]
+    if name == "lmms.jsonl":                         # refused record by record, never scored
+        last = f"q{data.count(b'doc_id') - 1}"
+        assert [dict(s.raw) for s in sets] == [{last: "C"}], sets
+        assert sum("not text; not scored" in m for m in messages) == data.count(b"\n"), messages
+    _count("prediction_tables", "clean")
