@@ -447,3 +447,121 @@ def test_prediction_tables_class(folder, case):
         assert [dict(s.raw) for s in sets] == [{last: "C"}], sets
         assert sum("not text; not scored" in m for m in messages) == data.count(b"\n"), messages
     _count("prediction_tables", "clean")
+
+
+# Class 7: the flags database shipped in a release. (kind, detail): a database with a trigger or a view, one
+# whose `changes` is not ours, one whose cells hold anything, or annotations.sqlite as a link out of it.
+def _flag_schema() -> str:
+    from viewer.core.review.flags import _SCHEMA
+    return _SCHEMA
+
+
+_TRIGGERS = [
+    "CREATE TRIGGER t AFTER INSERT ON changes BEGIN DELETE FROM changes; END",
+    "CREATE TRIGGER t AFTER INSERT ON changes BEGIN UPDATE changes SET value = 'ok' WHERE id = new.id; END",
+    "CREATE TRIGGER t BEFORE INSERT ON changes BEGIN SELECT count(*) FROM (WITH RECURSIVE r(n) AS "
+    "(SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r); END",
+]
+_VIEWS = [
+    ("CREATE VIEW changes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n AS id, "
+     "'u' AS uid, 'note' AS field, 'x' AS value, NULL AS previous, 'a' AS author, 't' AS at, NULL AS undoes "
+     "FROM r", False),
+    ("CREATE VIEW endless AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r", True),
+]
+_FOREIGN = ["CREATE TABLE changes(id INTEGER PRIMARY KEY, uid TEXT, verdict TEXT)",
+            "CREATE TABLE changes(uid, field, value)"]
+cell_values = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False),
+                        st.binary(max_size=40), st.text(max_size=20), st.just(b"\xff\xfe\x00bad utf-8"),
+                        st.just("x" * 200_000))
+flag_db_cases = st.one_of(
+    st.sampled_from(_TRIGGERS).map(lambda sql: ("trigger", sql)),
+    st.sampled_from(_VIEWS).map(lambda v: ("view", v)),
+    st.sampled_from(_FOREIGN).map(lambda sql: ("foreign", sql)),
+    st.lists(st.tuples(cell_values.filter(lambda v: v is not None), st.sampled_from(["verdict", "note"]),
+                       cell_values, cell_values, *[cell_values.filter(lambda v: v is not None)] * 2),
+             min_size=1, max_size=5).map(lambda rows: ("cells", rows)),
+    st.sampled_from(["outside", "dangling", "folder"]).map(lambda t: ("link", t)),
+)
+
+
+@CLASS_FUZZ
+@given(flag_db_cases)
+def test_flags_database_class(folder, case):
+    import hashlib
+    import shutil
+    import signal
+    import sqlite3
+
+    from viewer.core.review.flags_io import export_flags
+    kind, detail = case
+    shutil.rmtree(folder / "shipped", ignore_errors=True)
+    root = _fresh(folder, "shipped")
+    outside = _fresh(folder, "outside")
+    db = root / "annotations.sqlite"
+    if kind == "link":
+        target = {"outside": outside / "theirs.sqlite", "dangling": outside / "nowhere.sqlite",
+                  "folder": outside}[detail]
+        if detail == "outside":
+            sqlite3.connect(target).executescript(_flag_schema()).close()
+        db.symlink_to(target)
+    else:
+        con = sqlite3.connect(db)
+        if kind == "foreign" or (kind == "view" and not detail[1]):
+            con.execute(detail if kind == "foreign" else detail[0])
+        else:
+            con.executescript(_flag_schema())
+            if kind == "trigger":
+                con.execute(detail)
+            elif kind == "view":
+                con.execute(detail[0])
+            else:
+                con.executemany("INSERT INTO changes(uid, field, value, previous, author, at) "
+                                "VALUES (?, ?, ?, ?, ?, ?)", detail)
+        con.commit()
+        con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest() if kind != "link" else None
+    old_data = os.environ.get("GST_VIEWER_DATA")
+    os.environ["GST_VIEWER_DATA"] = str(folder / "userdata")
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError(f"{kind} ran for ever")))
+    signal.alarm(20)
+    store = None
+    try:
+        store = FlagStore.for_release(root, author="fuzz")
+        for fmt in ("csv", "json"):
+            export_flags(store, fmt, history=fmt == "json")
+        try:
+            store.set_verdict("q1", "bad_gt")
+            saved = True
+        except UserError as e:
+            assert str(db) in str(e), e
+            saved = False
+        outcome = "clean"
+        if kind in ("trigger", "view", "foreign"):
+            if saved or not store.readonly:
+                outcome = "silent"
+            assert hashlib.sha256(db.read_bytes()).hexdigest() == before     # never written
+        elif kind == "cells":
+            assert saved and store.get("q1").verdict == "bad_gt"
+            assert all(isinstance(v, str) for f in store.all().values() for v in (f.uid, f.note, f.author, f.at))
+        else:
+            assert saved and store.get("q1").verdict == "bad_gt"
+            assert "userdata" in str(store.path), store.path               # the user data folder instead
+            assert not (outside / "nowhere.sqlite").exists()
+            if detail == "outside":
+                assert not sqlite3.connect(target).execute("SELECT count(*) FROM changes").fetchone()[0]
+    except TimeoutError:
+        _count("flags_database", "hang")
+        raise
+    except Exception:
+        _count("flags_database", "traceback")
+        raise
+    finally:
+        signal.alarm(0)
+        if store is not None:
+            store.close()
+        if old_data is None:
+            os.environ.pop("GST_VIEWER_DATA", None)
+        else:
+            os.environ["GST_VIEWER_DATA"] = old_data
+    _count("flags_database", outcome)
+    assert outcome == "clean", (kind, detail)

@@ -115,3 +115,62 @@ def test_a_prediction_file_that_is_a_pipe_or_deep_json_is_refused(tmp_path, comm
     assert "Traceback" not in p.stderr, p.stderr
     assert p.returncode == 2, p.stderr
     assert str(preds) in p.stderr, p.stderr
+
+
+# ------------------------------------------------------------------ class 7: the flags database in a release
+_SHIPPED = {
+    "trigger": "CREATE TRIGGER burn BEFORE INSERT ON changes BEGIN SELECT count(*) FROM (WITH RECURSIVE "
+               "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r); END",
+    "forging-trigger": "CREATE TRIGGER forge AFTER INSERT ON changes BEGIN UPDATE changes SET value = 'ok' "
+                       "WHERE id = new.id; END",
+    "view": "CREATE VIEW endless AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r",
+}
+
+
+@pytest.fixture
+def shipped_release(tmp_path):
+    import shutil as _shutil
+    root = tmp_path / "release"
+    _shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns("annotations.sqlite*"))
+    return root
+
+
+@pytest.mark.parametrize("kind", sorted(_SHIPPED))
+def test_flags_refuse_a_shipped_database_with_triggers_or_views(shipped_release, tmp_path, kind):
+    import sqlite3
+
+    from viewer.core.review.flags import _SCHEMA
+    db = shipped_release / "annotations.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(_SCHEMA)
+    con.execute("INSERT INTO changes(uid, field, value, author, at) VALUES ('q0', 'note', 'shipped', 'a', 't')")
+    con.execute(_SHIPPED[kind])
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    env = {"GST_VIEWER_DATA": str(tmp_path / "data")}
+    os.environ.update(env)
+    try:
+        p = _run(["flags", "set", shipped_release, ED_UID, "--verdict", "bad_gt"], timeout=60)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert str(db) in p.stderr and ("trigger" in p.stderr or "view" in p.stderr), p.stderr
+        p = _run(["flags", "export", shipped_release, "--format", "csv"], timeout=60)
+        assert "Traceback" not in p.stderr, p.stderr
+        assert p.returncode == 0 and "q0,,shipped" in p.stdout, (p.stdout, p.stderr)
+    finally:
+        for k in env:
+            os.environ.pop(k)
+    assert db.read_bytes() == before
+
+
+def test_flags_never_follow_a_link_out_of_the_release(shipped_release, tmp_path):
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    (shipped_release / "annotations.sqlite").symlink_to(elsewhere)           # dangling
+    os.environ["GST_VIEWER_DATA"] = str(tmp_path / "data")
+    try:
+        p = _run(["flags", "set", shipped_release, ED_UID, "--verdict", "bad_gt"], timeout=60)
+    finally:
+        os.environ.pop("GST_VIEWER_DATA")
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert not elsewhere.exists()
+    assert list((tmp_path / "data").rglob("*.sqlite"))
