@@ -174,3 +174,20 @@ def test_flags_never_follow_a_link_out_of_the_release(shipped_release, tmp_path)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     assert not elsewhere.exists()
     assert list((tmp_path / "data").rglob("*.sqlite"))
+
+
+# ------------------------------------------------------------------ class 2: the frame cache, bounded in bytes
+def test_the_frame_cache_is_bounded_in_bytes(monkeypatch):
+    import numpy as np
+
+    from viewer.render import video
+    monkeypatch.setattr(video, "CACHE_BYTES", 10 * 1024**2)
+    cache = video._FrameCache(48)
+    frame = np.zeros((1000, 1000, 3), np.uint8)                  # 3 MB a frame: three fit, not four
+    for k in range(20):
+        cache._put(k, frame.copy())
+        assert cache._cache_bytes == sum(f.nbytes for f in cache._cache.values()) <= 10 * 1024**2
+    assert list(cache._cache) == [17, 18, 19]
+    huge = np.zeros((2000, 2000, 3), np.uint8)                   # one frame over the bound: kept alone
+    cache._put(20, huge)
+    assert list(cache._cache) == [20] and cache._cached(20) is huge
