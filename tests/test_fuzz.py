@@ -405,7 +405,7 @@ table_cases = st.one_of(
     st.tuples(st.integers(131_073, 400_000), st.integers(1, 2000), st.sampled_from([",", "\t"])).map(
         lambda t: ("open_quote." + ("csv" if t[2] == "," else "tsv"),
                    (f"index{t[2]}prediction\nq0{t[2]}\"" + "x" * 60 + ("\n" + "y" * (t[0] // t[1])) * t[1]
-                    + f"\nq1{t[2]}C\n").encode(), "longer than")),
+                    + f"\nq1{t[2]}C\n").encode(), "runs over")),
     st.lists(st.one_of(st.dictionaries(st.text(max_size=3), st.integers(), min_size=1, max_size=2),
                        st.integers(), st.floats(allow_nan=False), st.booleans(),
                        st.lists(st.dictionaries(st.just("a"), st.integers(), min_size=1), min_size=1, max_size=1)),
@@ -441,7 +441,7 @@ def test_prediction_tables_class(folder, case):
         _count("prediction_tables", "silent")
         raise AssertionError((name, said, messages[:3]))
     if name.startswith("open_quote"):                # one error, not one per line the cell spans
-        assert sum("longer than" in m or "unreadable row" in m for m in messages) == 1, messages[:5]
+        assert sum("runs over" in m or "unreadable row" in m for m in messages) == 1, messages[:5]
     if name == "lmms.jsonl":                         # refused record by record, never scored
         last = f"q{data.count(b'doc_id') - 1}"
         assert [dict(s.raw) for s in sets] == [{last: "C"}], sets

@@ -8,7 +8,7 @@ checked on the demo's files), and it turns images by their EXIF orientation
 as `imread` does. 16-bit images keep their high byte, as `imread` kept it.
 
 Every image the app reads from a user goes through `read_rgb`, which holds it to `PIXEL_BUDGET`
-(core/image_check's, the audit's too): Pillow's own `MAX_IMAGE_PIXELS` is set to it on purpose, and a
+(core/audit/image_check's, the audit's too): Pillow's own `MAX_IMAGE_PIXELS` is set to it on purpose, and a
 file that declares more is refused by its declared size, before its pixels are decoded.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.image_check import PIXEL_BUDGET, PIXEL_BUDGET_WORDS, over_budget
+from ..core.audit.image_check import PIXEL_BUDGET, PIXEL_BUDGET_WORDS, over_budget
 from ..core.media import LFS_PROBLEM, lfs_pointer_file
 
 

@@ -4,8 +4,8 @@ A table needs an `index` (or `uid`) column and a `prediction` column; an index t
 matched by position.
 
 Guarded as files from anywhere: a text table in UTF-16 or UTF-32 is named as such (by its BOM or its
-pattern of NUL bytes) rather than read as garbled UTF-8; a cell over the csv module's field limit ends
-the reading with one error (what follows it cannot be trusted: it spans lines); an XLSX's zip members
+pattern of NUL bytes) rather than read as garbled UTF-8; a cell over the csv module's field limit loses
+its row, and one that spans lines (a quote left open) ends the reading with one error; an XLSX's zip members
 are held to a decompressed size before openpyxl reads them, and a workbook with no sheet, or a cell
 openpyxl cannot convert, is refused with the file's name.
 """
@@ -102,14 +102,18 @@ def _read_text_table(path: Path, head: Head, diags: Diagnostics) -> list[Predict
 def _table_rows(reader, path: Path, diags: Diagnostics) -> Iterable[tuple[int, list[Any]]]:
     """The reader's non-empty rows with their line; a row the csv module cannot read is reported and skipped."""
     while True:
+        start = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as e:                       # a cell over the size limit, a NUL
-            if "field limit" in str(e):          # a quote left open: the cell runs on over the following lines
-                diags.error(f"a cell longer than {csv.field_size_limit():,} characters (a quote left open?); "
-                            f"the file is read up to here only", path, reader.line_num, code="prediction.bad_row")
+            if "field limit" in str(e) and reader.line_num > start:
+                # A quote left open: the cell ran on over the following lines, and every line after it
+                # would be one more error. What follows cannot be trusted: the reading stops here, said once.
+                diags.error(f"a cell from line {start} runs over {reader.line_num - start + 1} lines past "
+                            f"{csv.field_size_limit():,} characters (a quote left open?); the file is read "
+                            f"up to line {start - 1} only", path, start, code="prediction.bad_row")
                 return
             diags.error(f"unreadable row ({e}); skipped", path, reader.line_num, code="prediction.bad_row")
             continue

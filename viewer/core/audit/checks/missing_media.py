@@ -1,13 +1,13 @@
 """missing_media: every video and image a question names exists, is what its name says and, for PNG and
-JPEG, is whole (walked to its end by `core/image_check`, so a cut or damaged image is named here rather
+JPEG, is whole (walked to its end by `core/audit/image_check`, so a cut or damaged image is named here rather
 than dropped from a panel)."""
 from __future__ import annotations
 
 import os
 
-from ...image_check import IMAGE_CHECKS
 from ...media import LFS_PROBLEM, is_lfs_pointer
 from ..auditors import ReleaseAuditor
+from ..image_check import IMAGE_CHECKS
 from ..registry import Check
 from ..types import ALL_COLUMNS, Finding
 
