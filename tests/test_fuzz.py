@@ -172,3 +172,396 @@ def test_flags_import(folder, named):
     finally:
         assert not store.readonly                    # a bad file never makes the database look damaged
         store.close()
+
+
+# ------------------------------------------------------------------ issue 26: classes of input, each a generator
+# Every case is judged "clean" (read, or refused with a message naming the file), "silent" (a bad file passed
+# unmentioned) or "traceback" (another exception escaped); hangs are caught by the subprocess tests
+# (tests/test_hardening_inputs.py). GST_FUZZ_TALLY=FILE appends the tally per class to FILE.
+CLASS_EXAMPLES = max(200, int(os.environ.get("GST_FUZZ_EXAMPLES", 200)))
+CLASS_FUZZ = settings(FUZZ, max_examples=CLASS_EXAMPLES)
+TALLY: dict[str, dict[str, int]] = {}
+
+
+def _count(cls: str, outcome: str) -> None:
+    TALLY.setdefault(cls, {}).setdefault(outcome, 0)
+    TALLY[cls][outcome] += 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_tally():
+    yield
+    if os.environ.get("GST_FUZZ_TALLY") and TALLY:
+        with open(os.environ["GST_FUZZ_TALLY"], "a") as f:
+            f.write(json.dumps(TALLY) + "\n")
+
+
+def _small_images() -> dict[str, bytes]:
+    import io
+
+    import numpy as np
+    from PIL import Image
+    rgb = np.random.default_rng(7).integers(0, 256, (24, 32, 3), dtype=np.uint8)
+    out = {}
+    for name, image, save in [("rgb.png", Image.fromarray(rgb), {"format": "PNG"}),
+                              ("palette.png", Image.fromarray(rgb).quantize(8), {"format": "PNG"}),
+                              ("gray.png", Image.fromarray(rgb[:, :, 0]), {"format": "PNG"}),
+                              ("base.jpg", Image.fromarray(rgb), {"format": "JPEG", "quality": 90}),
+                              ("prog.jpg", Image.fromarray(rgb), {"format": "JPEG", "progressive": True})]:
+        buf = io.BytesIO()
+        image.save(buf, **save)
+        out[name] = buf.getvalue()
+    return out
+
+
+SMALL_IMAGES = _small_images()
+
+
+def _declare_size(name: str, data: bytes, width: int, height: int, header_only: bool) -> bytes:
+    """`data` with its declared size replaced (the PNG's IHDR CRC fixed), keeping the pixels or not."""
+    import struct
+    import zlib
+    if name.endswith(".png"):
+        ihdr = data[8:33]
+        body = struct.pack(">II", width, height) + ihdr[16:21]
+        chunk = ihdr[:8] + body + struct.pack(">I", zlib.crc32(b"IHDR" + body) & 0xFFFFFFFF)
+        rest = data[33:]
+        if header_only:
+            rest = rest[rest.index(b"IEND") - 4:]
+        return data[:8] + chunk + rest
+    k = next(i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] in (0xC0, 0xC2))
+    patched = data[:k + 5] + struct.pack(">HH", height, width) + data[k + 9:]
+    if header_only:
+        sos = patched.index(b"\xff\xda")
+        patched = patched[:sos] + b"\xff\xd9"
+    return patched
+
+
+# (name, bytes, what the file is: "whole", "cut", "bomb" or "damaged" (a flipped byte: may go unnoticed))
+image_cases = st.one_of(
+    st.sampled_from(sorted(SMALL_IMAGES)).map(lambda n: (n, SMALL_IMAGES[n], "whole")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.floats(0, 1, exclude_max=True)).map(
+        lambda t: (t[0], SMALL_IMAGES[t[0]][:max(1, int(len(SMALL_IMAGES[t[0]]) * t[1]))], "cut")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.integers(0, 10**6), st.integers(1, 255)).map(
+        lambda t: (t[0], (lambda b, i: b[:i] + bytes([b[i] ^ t[2]]) + b[i + 1:])(
+            SMALL_IMAGES[t[0]], t[1] % len(SMALL_IMAGES[t[0]])), "damaged")),
+    st.tuples(st.sampled_from(sorted(SMALL_IMAGES)), st.sampled_from([(50_000, 50_000), (12_000, 12_000),
+                                                                      (65_535, 1_000)]), st.booleans()).map(
+        lambda t: (t[0], _declare_size(t[0], SMALL_IMAGES[t[0]], *t[1], t[2]), "bomb")),
+)
+
+
+@CLASS_FUZZ
+@given(image_cases)
+def test_images_class(folder, case):
+    from viewer.core.audit.checks.missing_media import media_problem
+    from viewer.render.image_io import read_rgb
+    name, data, kind = case
+    path = _fresh(folder, "images") / name
+    path.write_bytes(data)
+    outcome = "clean"
+    try:
+        image = read_rgb(path)
+        assert image.ndim == 3 and image.shape[2] == 3
+        if kind == "bomb":
+            outcome = "silent"
+    except OSError as e:
+        assert str(path) in str(e)
+        if kind == "bomb":
+            assert "over the budget" in str(e), e
+    except Exception:
+        _count("images", "traceback")
+        raise
+    problem = media_problem(str(path))               # the audit's check: never raises
+    if kind == "whole":
+        assert problem is None, problem
+    elif kind in ("cut", "bomb") and problem is None:
+        outcome = "silent"
+    if kind == "bomb" and problem is not None:
+        assert "over the budget" in problem or "truncated" in problem, problem
+    _count("images", outcome)
+    assert outcome == "clean", (name, kind, len(data))
+
+
+# Class 6: what `path_role` is given; a FIFO must never be opened (the open would block: an alarm fails it).
+def _nesting(opens: str, depth: int, close: bool) -> str:
+    body = "".join({"[": "[", "{": '{"k": '}[c] for c in (opens * depth)[:depth])
+    return body + ("0" + "".join({"[": "]", "{": "}"}[c] for c in reversed((opens * depth)[:depth])) if close else "")
+
+
+path_cases = st.one_of(
+    st.tuples(st.just("file"), st.sampled_from(["[", "{", "[{", "{["]), st.integers(1, 150_000), st.booleans(),
+              st.sampled_from([".jsonl", ".json", ".txt", ""])),
+    st.tuples(st.sampled_from(["fifo", "link-to-fifo", "dir", "dangling-link"]), st.just("["), st.just(1),
+              st.just(False), st.sampled_from([".jsonl", ".json"])))
+
+
+@CLASS_FUZZ
+@given(path_cases)
+def test_pipes_and_deep_json_class(folder, case):
+    import signal
+
+    from viewer.cli_args import path_role
+    kind, opens, depth, close, suffix = case
+    import shutil
+    shutil.rmtree(folder / "roles", ignore_errors=True)
+    d = _fresh(folder, "roles")
+    path = d / f"model{suffix}"
+    if kind == "file":
+        path.write_text(_nesting(opens, depth, close))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link-to-fifo":
+        os.mkfifo(d / "pipe")
+        path.symlink_to(d / "pipe")
+    elif kind == "dir":
+        path.mkdir()
+    else:
+        path.symlink_to(d / "nowhere")
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError(f"{kind} blocked")))
+    signal.alarm(10)
+    try:
+        role = path_role(path)
+    except TimeoutError:
+        _count("pipes_and_deep_json", "hang")
+        raise
+    except Exception:
+        _count("pipes_and_deep_json", "traceback")
+        raise
+    finally:
+        signal.alarm(0)
+    assert role in ("other", "missing", "predictions"), role
+    _count("pipes_and_deep_json", "clean")
+
+
+# Class 5: prediction tables. Each case is (file name, bytes, what must be said: a regex that a UserError or one
+# of the file's diagnostics matches; None for a good file).
+def _xlsx(rows, sheet_xml_edit=None, workbook_xml_edit=None, extra_member=None) -> bytes:
+    import io
+    import zipfile
+
+    import openpyxl
+    wb = openpyxl.Workbook()
+    for r in rows:
+        wb.active.append(r)
+    buf = io.BytesIO()
+    wb.save(buf)
+    src = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml" and sheet_xml_edit:
+                data = sheet_xml_edit(data)
+            if info.filename == "xl/workbook.xml" and workbook_xml_edit:
+                data = workbook_xml_edit(data)
+            z.writestr(info.filename, data)
+        if extra_member:
+            z.writestr(*extra_member)
+    return out.getvalue()
+
+
+def _no_sheet(xml: bytes) -> bytes:
+    import re
+    return re.sub(rb"<sheets>.*</sheets>", b"<sheets/>", xml, flags=re.S)
+
+
+def _nan_cell(xml: bytes) -> bytes:
+    import re
+    return re.sub(rb'<c r="B2"[^>]*>.*?</c>', b'<c r="B2" t="n"><v>NaN</v></c>', xml, count=1, flags=re.S)
+
+
+ROWS = [["index", "prediction"], ["q0", "-161"], ["q1", "4.7"], ["q2", "C"]]
+_CACHE: dict = {}
+
+
+def _cached(key, make):
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def _bomb(megabytes: int) -> bytes:
+    return _cached(("bomb", megabytes), lambda: _xlsx(ROWS, extra_member=("xl/sharedStrings.xml",
+                                                                             b" " * (megabytes * 1024**2))))
+
+
+def _lmms(values) -> bytes:
+    return "\n".join(json.dumps({"doc_id": k, "doc": {"uid": f"q{k}"}, "resps": [[v]], "filtered_resps": [v]})
+                     for k, v in enumerate(values)).encode()
+
+
+def _csv_text(rows) -> str:
+    return "\n".join(",".join(r) for r in rows) + "\n"
+
+
+table_cases = st.one_of(
+    st.just(("good.xlsx", None, None)).map(lambda t: (t[0], _cached("good", lambda: _xlsx(ROWS)), None)),
+    st.just(("nosheet.xlsx", None, None)).map(
+        lambda t: (t[0], _cached("nosheet", lambda: _xlsx(ROWS, workbook_xml_edit=_no_sheet)), "no sheet")),
+    st.just(("nan.xlsx", None, None)).map(
+        lambda t: (t[0], _cached("nan", lambda: _xlsx(ROWS, sheet_xml_edit=_nan_cell)), "row 2: a cell")),
+    st.sampled_from([2, 8, 24]).map(lambda mb: ("bomb.xlsx", _bomb(mb), "zip bomb")),
+    st.tuples(st.integers(131_073, 400_000), st.integers(1, 2000), st.sampled_from([",", "\t"])).map(
+        lambda t: ("open_quote." + ("csv" if t[2] == "," else "tsv"),
+                   (f"index{t[2]}prediction\nq0{t[2]}\"" + "x" * 60 + ("\n" + "y" * (t[0] // t[1])) * t[1]
+                    + f"\nq1{t[2]}C\n").encode(), "runs over")),
+    st.lists(st.one_of(st.dictionaries(st.text(max_size=3), st.integers(), min_size=1, max_size=2),
+                       st.integers(), st.floats(allow_nan=False), st.booleans(),
+                       st.lists(st.dictionaries(st.just("a"), st.integers(), min_size=1), min_size=1, max_size=1)),
+             min_size=1, max_size=4).map(lambda vs: ("lmms.jsonl", _lmms(vs + ["C"]), "not text")),
+    st.tuples(st.sampled_from(["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]),
+              st.sampled_from(["csv", "tsv"])).map(
+        lambda t: (f"wide.{t[1]}", _csv_text(ROWS).replace(",", "," if t[1] == "csv" else "\t").encode(t[0]),
+                   "UTF-(16|32)")),
+)
+
+
+@CLASS_FUZZ
+@given(table_cases)
+def test_prediction_tables_class(folder, case):
+    import re
+    name, data, said = case
+    path = _fresh(folder, "tables") / name
+    path.write_bytes(data)
+    messages = []
+    try:
+        sets = load_predictions(path)
+        messages = [str(d) for s in sets for d in s.diagnostics]
+    except UserError as e:
+        assert str(path) in str(e), e
+        messages = [str(e)]
+        sets = []
+    except Exception:
+        _count("prediction_tables", "traceback")
+        raise
+    if said is None:
+        assert sets and not messages, messages
+    elif not any(re.search(said, m) for m in messages):
+        _count("prediction_tables", "silent")
+        raise AssertionError((name, said, messages[:3]))
+    if name.startswith("open_quote"):                # one error, not one per line the cell spans
+        assert sum("runs over" in m or "unreadable row" in m for m in messages) == 1, messages[:5]
+    if name == "lmms.jsonl":                         # refused record by record, never scored
+        last = f"q{data.count(b'doc_id') - 1}"
+        assert [dict(s.raw) for s in sets] == [{last: "C"}], sets
+        assert sum("not text; not scored" in m for m in messages) == data.count(b"\n"), messages
+    _count("prediction_tables", "clean")
+
+
+# Class 7: the flags database shipped in a release. (kind, detail): a database with a trigger or a view, one
+# whose `changes` is not ours, one whose cells hold anything, or annotations.sqlite as a link out of it.
+def _flag_schema() -> str:
+    from viewer.core.review.flags import _SCHEMA
+    return _SCHEMA
+
+
+_TRIGGERS = [
+    "CREATE TRIGGER t AFTER INSERT ON changes BEGIN DELETE FROM changes; END",
+    "CREATE TRIGGER t AFTER INSERT ON changes BEGIN UPDATE changes SET value = 'ok' WHERE id = new.id; END",
+    "CREATE TRIGGER t BEFORE INSERT ON changes BEGIN SELECT count(*) FROM (WITH RECURSIVE r(n) AS "
+    "(SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r); END",
+]
+_VIEWS = [
+    ("CREATE VIEW changes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n AS id, "
+     "'u' AS uid, 'note' AS field, 'x' AS value, NULL AS previous, 'a' AS author, 't' AS at, NULL AS undoes "
+     "FROM r", False),
+    ("CREATE VIEW endless AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r", True),
+]
+_FOREIGN = ["CREATE TABLE changes(id INTEGER PRIMARY KEY, uid TEXT, verdict TEXT)",
+            "CREATE TABLE changes(uid, field, value)"]
+cell_values = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False),
+                        st.binary(max_size=40), st.text(max_size=20), st.just(b"\xff\xfe\x00bad utf-8"),
+                        st.just("x" * 200_000))
+flag_db_cases = st.one_of(
+    st.sampled_from(_TRIGGERS).map(lambda sql: ("trigger", sql)),
+    st.sampled_from(_VIEWS).map(lambda v: ("view", v)),
+    st.sampled_from(_FOREIGN).map(lambda sql: ("foreign", sql)),
+    st.lists(st.tuples(cell_values.filter(lambda v: v is not None), st.sampled_from(["verdict", "note"]),
+                       cell_values, cell_values, *[cell_values.filter(lambda v: v is not None)] * 2),
+             min_size=1, max_size=5).map(lambda rows: ("cells", rows)),
+    st.sampled_from(["outside", "dangling", "folder"]).map(lambda t: ("link", t)),
+)
+
+
+@CLASS_FUZZ
+@given(flag_db_cases)
+def test_flags_database_class(folder, case):
+    import hashlib
+    import shutil
+    import signal
+    import sqlite3
+
+    from viewer.core.review.flags_io import export_flags
+    kind, detail = case
+    shutil.rmtree(folder / "shipped", ignore_errors=True)
+    root = _fresh(folder, "shipped")
+    outside = _fresh(folder, "outside")
+    db = root / "annotations.sqlite"
+    if kind == "link":
+        target = {"outside": outside / "theirs.sqlite", "dangling": outside / "nowhere.sqlite",
+                  "folder": outside}[detail]
+        if detail == "outside":
+            sqlite3.connect(target).executescript(_flag_schema()).close()
+        db.symlink_to(target)
+    else:
+        con = sqlite3.connect(db)
+        if kind == "foreign" or (kind == "view" and not detail[1]):
+            con.execute(detail if kind == "foreign" else detail[0])
+        else:
+            con.executescript(_flag_schema())
+            if kind == "trigger":
+                con.execute(detail)
+            elif kind == "view":
+                con.execute(detail[0])
+            else:
+                con.executemany("INSERT INTO changes(uid, field, value, previous, author, at) "
+                                "VALUES (?, ?, ?, ?, ?, ?)", detail)
+        con.commit()
+        con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest() if kind != "link" else None
+    old_data = os.environ.get("GST_VIEWER_DATA")
+    os.environ["GST_VIEWER_DATA"] = str(folder / "userdata")
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError(f"{kind} ran for ever")))
+    signal.alarm(20)
+    store = None
+    try:
+        store = FlagStore.for_release(root, author="fuzz")
+        for fmt in ("csv", "json"):
+            export_flags(store, fmt, history=fmt == "json")
+        try:
+            store.set_verdict("q1", "bad_gt")
+            saved = True
+        except UserError as e:
+            assert str(db) in str(e), e
+            saved = False
+        outcome = "clean"
+        if kind in ("trigger", "view", "foreign"):
+            if saved or not store.readonly:
+                outcome = "silent"
+            assert hashlib.sha256(db.read_bytes()).hexdigest() == before     # never written
+        elif kind == "cells":
+            assert saved and store.get("q1").verdict == "bad_gt"
+            assert all(isinstance(v, str) for f in store.all().values() for v in (f.uid, f.note, f.author, f.at))
+        else:
+            assert saved and store.get("q1").verdict == "bad_gt"
+            assert "userdata" in str(store.path), store.path               # the user data folder instead
+            assert not (outside / "nowhere.sqlite").exists()
+            if detail == "outside":
+                assert not sqlite3.connect(target).execute("SELECT count(*) FROM changes").fetchone()[0]
+    except TimeoutError:
+        _count("flags_database", "hang")
+        raise
+    except Exception:
+        _count("flags_database", "traceback")
+        raise
+    finally:
+        signal.alarm(0)
+        if store is not None:
+            store.close()
+        if old_data is None:
+            os.environ.pop("GST_VIEWER_DATA", None)
+        else:
+            os.environ["GST_VIEWER_DATA"] = old_data
+    _count("flags_database", outcome)
+    assert outcome == "clean", (kind, detail)

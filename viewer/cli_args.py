@@ -46,8 +46,16 @@ def path_role(path: str | Path) -> str:
     return "other"
 
 
+_UNDECODABLE = (ValueError, RecursionError, MemoryError)
+
+
 def _first_record(p: Path):
-    """The first JSON record of a JSON Lines or JSON file (read from its first 256 kB), or None."""
+    """The first JSON record of a JSON Lines or JSON file (read from its first 256 kB), or None.
+
+    Only a regular file is opened (a named pipe would block the open for ever), and whatever the decoder
+    raises on any bytes (ValueError, RecursionError on deep nesting, MemoryError) means "no record"."""
+    if not p.is_file():
+        return None
     try:
         with open(p, "rb") as f:
             head = f.read(256 * 1024)
@@ -63,13 +71,13 @@ def _first_record(p: Path):
         if line is not None:
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except _UNDECODABLE:
                 break
             return rec[0] if isinstance(rec, list) and rec else rec
         start = end + 1
     try:
         doc = json.loads(head.decode("utf-8", "replace"))
-    except ValueError:
+    except _UNDECODABLE:
         return None
     return doc[0] if isinstance(doc, list) and doc else doc
 

@@ -49,6 +49,8 @@ def _session(args):
     for d in session.diagnostics.of_level("error"):
         if d.code.startswith("prediction.") or (d.file and str(d.file).endswith((".jsonl", ".json", ".tsv"))):
             print(f"gst-viewer: {d}", file=sys.stderr)
+    if args.predictions and not session.results and not session.diagnostics.with_code("prediction.no_match"):
+        raise UserError("no prediction file could be read")     # given by name, none read: said above
     return session, choose_models(session, args.models)
 
 

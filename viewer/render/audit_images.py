@@ -12,7 +12,7 @@ import os
 import numpy as np
 
 from ..core.scene.model import Scene
-from .image_io import read_rgb
+from .image_io import PIXEL_BUDGET_WORDS, read_rgb
 from .scene_assets import SceneAssets
 
 
@@ -25,7 +25,11 @@ class SceneImages:
             raise OSError(f"{os.path.basename(path)}: no such file")
         try:
             return read_rgb(path)
-        except OSError:
+        except OSError as e:
+            # Skip reasons are tallied by their text, so only the pixel budget's refusal says more.
+            detail = str(e).partition(": ")[2]
+            if PIXEL_BUDGET_WORDS in detail:
+                raise ValueError(f"{os.path.basename(path)} {detail.split(' (')[0]}") from None
             raise ValueError(f"{os.path.basename(path)} is not a readable image") from None
 
     def topdown(self, scene: Scene, level: str, width: int) -> np.ndarray:

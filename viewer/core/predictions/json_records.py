@@ -12,6 +12,7 @@ memory follows the number of questions, not the size of the file (lmms-eval logs
 from __future__ import annotations
 
 import operator
+import reprlib
 from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterable
@@ -151,6 +152,11 @@ def from_records(path: Path, records: Iterable[tuple[int | None, Any]],
             diags.error(f"record {key!r} has no prediction (looked for "
                         + ", ".join(PREDICTION_KEYS) + ")", path, line, code="prediction.no_value")
             continue
+        if lmms and not isinstance(value, str):     # a model's response is text: anything else is not scored
+            diags.error(f"record {key!r}: its response is {_kind(value)} ({reprlib.repr(value)}), not text; "
+                        "not scored",
+                        path, line, code="prediction.not_text")
+            continue
         s = sets.get(model)
         if s is None:
             s = sets[model] = PredictionSet(model, str(path), format="lmms-eval" if lmms else "jsonl")
@@ -162,6 +168,11 @@ def from_records(path: Path, records: Iterable[tuple[int | None, Any]],
 
 
 _NO_VALUE = object()
+
+
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", dict: "an object",
+            list: "a list"}.get(type(value), f"a {type(value).__name__}")
 
 
 def _has_uid(rec: dict) -> bool:

@@ -14,9 +14,16 @@ written, else a per-release file in the user data folder (platformdirs;
 `$GST_VIEWER_DATA` overrides it), keyed by the release's resolved path. A file
 that already exists wins, so a release keeps its annotations where they were
 first saved. The bundled demo always uses the user data folder.
+
+A release is a download, and so is the `annotations.sqlite` shipped in it: the file is opened as
+untrusted input. A database with triggers or views (which run inside our own reads and writes), or
+whose tables are not ours, is opened read-only with the reason, as a damaged one is; cells are read
+as text whatever their type; and a symbolic link named `annotations.sqlite` is followed only to a
+regular file inside the release (else the user data folder is used, and the link is left alone).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sqlite3
@@ -82,6 +89,9 @@ def annotation_location(release_root: str | Path) -> Location:
     personal = user_data_dir() / "annotations" / f"{root.name}-{digest}.sqlite"
     if _is_bundled(root):
         return Location(personal, "the bundled demo is never written")
+    refused = _not_followed(root, beside)
+    if refused:
+        return Location(personal, refused)
     if beside.exists():
         return Location(beside)
     if not _folder_writable(root):
@@ -89,6 +99,21 @@ def annotation_location(release_root: str | Path) -> Location:
     if personal.exists():
         return Location(personal, "they were saved there when the release folder could not be written")
     return Location(beside, fallback=personal)
+
+
+def _not_followed(root: Path, beside: Path) -> str | None:
+    """Why the release's annotations.sqlite must not be used: a link out of the release (or to nothing:
+    SQLite would create the file it names), or not a regular file; None when it is fine or absent."""
+    if beside.is_symlink():
+        target = Path(os.path.realpath(beside))
+        if not target.is_file():
+            return f"{beside} is a symbolic link to {target}, which is not a file; it is not followed"
+        if target != root and root not in target.parents:
+            return f"{beside} is a symbolic link out of the release (to {target}); it is not followed"
+        return None
+    if beside.exists() and not beside.is_file():
+        return f"{beside} is not a regular file"
+    return None
 
 
 def annotations_path(release_root: str | Path) -> Path:
@@ -114,7 +139,77 @@ def immediate_transaction(con: sqlite3.Connection, apply):
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+    return _guarded(sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None,
+                                    check_same_thread=False))
+
+
+def _guarded(con: sqlite3.Connection) -> sqlite3.Connection:
+    """A connection that reads any text (bytes that are not UTF-8 replaced, not an error) and lets no view
+    or trigger of the file call a function with side effects."""
+    con.text_factory = _text
+    try:
+        con.execute("PRAGMA trusted_schema=OFF")
+    except sqlite3.Error:                    # SQLite before 3.31: the schema check below still refuses
+        pass
+    return con
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def cell_text(value) -> str | None:
+    """A cell as the text it should have been (NULL stays None): a BLOB decoded, a number written out."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+# The longest cell a store reads (a note is a few lines): a 300 MB cell is cut here, in SQLite.
+MAX_CELL = 100_000
+
+# What the stores' SCHEMAs create, by module: the file may hold these and SQLite's own, nothing else.
+_STORE_MODULES = ("flags", "views")
+
+
+@functools.cache
+def _our_schema() -> dict[str, tuple[str, frozenset[str]]]:
+    """name -> (type, columns) of every table and index the stores create."""
+    import importlib
+    mem = sqlite3.connect(":memory:")
+    try:
+        for name in _STORE_MODULES:
+            module = importlib.import_module(f"{__package__}.{name}")
+            for store in vars(module).values():
+                if isinstance(store, type) and issubclass(store, AnnotationStore) and store.SCHEMA:
+                    mem.executescript(store.SCHEMA)
+        return {name: (kind, frozenset(r[1] for r in mem.execute(f"PRAGMA table_info('{name}')")))
+                for kind, name in mem.execute("SELECT type, name FROM sqlite_master")}
+    finally:
+        mem.close()
+
+
+def foreign_schema(con: sqlite3.Connection, path: Path) -> str | None:
+    """Why the file's schema is not ours, or None: a trigger or a view (they would run inside our reads and
+    writes), or a table of ours that is something else or lacks its columns. Other tables and indexes are
+    inert to us (never read) and allowed."""
+    ours = _our_schema()
+    for kind, name in con.execute("SELECT type, name FROM sqlite_master"):
+        name = cell_text(name)
+        if kind in ("trigger", "view"):
+            return f"{path}: the database holds a {kind} ({name!r}), which gst-viewer never makes"
+        if name not in ours:
+            continue
+        if ours[name][0] != kind:
+            return f"{path}: its {name!r} is a {kind}, where gst-viewer makes a {ours[name][0]}"
+        if kind == "table":
+            columns = {cell_text(r[1]) for r in con.execute(f"PRAGMA table_info('{name}')")}
+            missing = ours[name][1] - columns
+            if missing:
+                return f"{path}: its table {name!r} lacks the columns {', '.join(sorted(missing))}"
+    return None
 
 
 class AnnotationStore:
@@ -169,6 +264,17 @@ class AnnotationStore:
             self.problem = f"{self.path}: cannot open the {self.WHAT} database ({e}); {self.WHAT} are read-only"
             return
         try:
+            foreign = foreign_schema(con, self.path)
+            if foreign:
+                self.problem = (f"{foreign}: not a gst-viewer annotations file, or altered; {self.WHAT} are "
+                                "read-only this session (move it away to start afresh)")
+                # Read on from our tables, unless one of them is a view (it could run for ever).
+                ours = [name for name, (kind, _) in _our_schema().items() if kind == "table"]
+                shadowed = con.execute(f"SELECT 1 FROM sqlite_master WHERE type != 'table' AND name IN "
+                                       f"({', '.join('?' * len(ours))})", ours).fetchone()
+                con.close()
+                self._con = None if shadowed else self._read_only_connection()
+                return
             con.execute("PRAGMA synchronous=FULL")
             refused = self._check(con)
         except sqlite3.Error as e:
@@ -187,8 +293,8 @@ class AnnotationStore:
     def _read_only_connection(self) -> sqlite3.Connection | None:
         """Whatever can still be read, for showing; None when nothing can."""
         try:
-            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=0.5,
-                                  isolation_level=None, check_same_thread=False)
+            con = _guarded(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=0.5,
+                                           isolation_level=None, check_same_thread=False))
             con.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return con
         except sqlite3.Error:
@@ -219,7 +325,7 @@ class AnnotationStore:
                 raise UserError(f"cannot create the {self.WHAT} database: {'; '.join(tried)}; nothing saved")
         if not self._ready:
             try:
-                refused = self._check(self._con)
+                refused = foreign_schema(self._con, self.path) or self._check(self._con)
                 if refused:
                     self.problem = refused
                     raise UserError(refused)

@@ -31,9 +31,11 @@ from ..diagnostics import UserError
 from .annotations import (  # noqa: F401  (re-exported: where flags live is asked of this module)
     BUSY_SECONDS,
     DB_NAME,
+    MAX_CELL,
     AnnotationStore,
     annotation_location,
     annotations_path,
+    cell_text,
     immediate_transaction,
     user_data_dir,
 )
@@ -61,6 +63,28 @@ CREATE TABLE IF NOT EXISTS changes(
 );
 CREATE INDEX IF NOT EXISTS changes_by_uid ON changes(uid, field, id);
 """
+
+
+# The columns as read: every text cut to MAX_CELL in SQLite (a 300 MB cell never reaches Python), then made
+# text by `_row` whatever its type (a shipped file may hold BLOBs or numbers where we write text).
+_TEXT = "substr({0}, 1, %d)" % MAX_CELL
+_READ = {c: (c if c == "id" else _TEXT.format(c)) for c in _COLUMNS}
+
+
+def _select(*columns: str) -> str:
+    return ", ".join(_READ[c] for c in columns)
+
+
+def _row(row: tuple) -> tuple:
+    """A row as text, but for a leading `id` (an INTEGER PRIMARY KEY: always an integer)."""
+    return tuple(v if k == 0 and type(v) is int else cell_text(v) for k, v in enumerate(row))
+
+
+def _number(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 class FlagConflict(UserError):
@@ -128,19 +152,22 @@ class FlagStore(AnnotationStore):
     def all(self) -> dict[str, Flag]:
         """Every sample with a verdict or a note, by uid."""
         rows = self._rows(
-            "SELECT c.uid, c.field, c.value, c.author, c.at, c.id FROM changes c JOIN "
+            f"SELECT {_select('uid', 'field', 'value', 'author', 'at')} FROM changes c JOIN "
             "(SELECT max(id) AS id FROM changes GROUP BY uid, field) m ON c.id = m.id ORDER BY c.id")
         state: dict[str, dict] = {}
-        for uid, field, value, author, at, _ in rows:
-            s = state.setdefault(uid, {"verdict": None, "note": "", "author": author, "at": at})
+        for uid, field, value, author, at in map(_row, rows):
+            if field not in FIELDS or uid is None:
+                continue
+            s = state.setdefault(uid, {"verdict": None, "note": "", "author": author or "", "at": at or ""})
             s[field] = value if field == "verdict" else (value or "")
-            s["author"], s["at"] = author, at          # rows come in id order: the last one wins
+            s["author"], s["at"] = author or "", at or ""      # rows come in id order: the last one wins
         return {uid: Flag(uid, s["verdict"], s["note"], s["author"], s["at"])
                 for uid, s in state.items() if s["verdict"] or s["note"]}
 
     def get(self, uid: str) -> Flag | None:
-        rows = self._rows("SELECT field, value, author, at FROM changes WHERE uid = ? AND id IN "
-                          "(SELECT max(id) FROM changes WHERE uid = ? GROUP BY field) ORDER BY id", (uid, uid))
+        rows = self._rows(f"SELECT {_select('field', 'value', 'author', 'at')} FROM changes WHERE uid = ? AND "
+                          "id IN (SELECT max(id) FROM changes WHERE uid = ? GROUP BY field) ORDER BY id", (uid, uid))
+        rows = [r for r in map(_row, rows) if r[0] in FIELDS]
         if not rows:
             return None
         s = {"verdict": None, "note": ""}
@@ -148,17 +175,17 @@ class FlagStore(AnnotationStore):
             s[field] = value if field == "verdict" else (value or "")
         if not s["verdict"] and not s["note"]:
             return None
-        return Flag(uid, s["verdict"], s["note"], rows[-1][2], rows[-1][3])
+        return Flag(uid, s["verdict"], s["note"], rows[-1][2] or "", rows[-1][3] or "")
 
     def verdicts(self) -> dict[str, str]:
         """uid -> verdict, for filtering the sample browser."""
         return {uid: f.verdict for uid, f in self.all().items() if f.verdict}
 
     def history(self, uid: str | None = None) -> list[Change]:
-        sql = "SELECT id, uid, field, value, previous, author, at, undoes FROM changes"
+        sql = f"SELECT {_select(*_COLUMNS)} FROM changes"
         rows = self._rows(sql + (" WHERE uid = ? ORDER BY id" if uid is not None else " ORDER BY id"),
                           (uid,) if uid is not None else ())
-        return [Change(*r) for r in rows]
+        return [Change(*r[:7], _number(r[7])) for r in map(_row, rows)]
 
     # ------------------------------------------------------------ writing
     def set_verdict(self, uid: str, verdict: str | None) -> Change | None:

@@ -1,10 +1,13 @@
-"""missing_media: every video and image a question names exists and is what its name says."""
+"""missing_media: every video and image a question names exists, is what its name says and, for PNG and
+JPEG, is whole (walked to its end by `core/audit/image_check`, so a cut or damaged image is named here rather
+than dropped from a panel)."""
 from __future__ import annotations
 
 import os
 
 from ...media import LFS_PROBLEM, is_lfs_pointer
 from ..auditors import ReleaseAuditor
+from ..image_check import IMAGE_CHECKS
 from ..registry import Check
 from ..types import ALL_COLUMNS, Finding
 
@@ -32,7 +35,14 @@ def media_problem(path: str) -> str | None:
     sigs = _SIGNATURES.get(ext)
     if sigs and not head.startswith(sigs):
         return f"not a {ext[1:].upper()} file"
-    return None
+    check = IMAGE_CHECKS.get(ext)
+    if check is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            return check(f)
+    except (OSError, ValueError) as e:
+        return f"cannot be read ({getattr(e, 'strerror', None) or e})"
 
 
 class MissingMedia(Check):
