@@ -325,12 +325,22 @@ class AnnotationStore:
                 raise UserError(f"cannot create the {self.WHAT} database: {'; '.join(tried)}; nothing saved")
         if not self._ready:
             try:
-                refused = foreign_schema(self._con, self.path) or self._check(self._con)
-                if refused:
-                    self.problem = refused
-                    raise UserError(refused)
                 self._con.execute("PRAGMA journal_mode=WAL")
-                self._con.executescript(self.SCHEMA)
+                # Checked and created in one write transaction: another process creating the same file
+                # at the same moment is never seen half-made (a table without its index) nor raced.
+                self._con.execute("BEGIN IMMEDIATE")
+                try:
+                    refused = foreign_schema(self._con, self.path) or self._check(self._con)
+                    if refused:
+                        self.problem = refused
+                        raise UserError(refused)
+                    for statement in filter(str.strip, self.SCHEMA.split(";")):
+                        self._con.execute(statement)
+                    self._con.execute("COMMIT")
+                except BaseException:
+                    if self._con.in_transaction:
+                        self._con.execute("ROLLBACK")
+                    raise
             except sqlite3.Error as e:
                 raise UserError(self._describe(e, "the change was not saved")) from None
             self._ready = True
