@@ -3,7 +3,7 @@
 scene.json stores poses in the scene's camera convention: OpenCV as
 rendered, or OpenGL (camera y and z negated, as USD/OmniGibson write them)
 for every second scene, so that readers exercise both; the one gst-scene/1
-writer (`viewer.core.scene_writer`) does the conversion.
+writer (`viewer.core.scene.writer`) does the conversion.
 """
 from __future__ import annotations
 

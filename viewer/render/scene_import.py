@@ -4,7 +4,7 @@ The core reads the formats (`viewer.core.scene_import`, numpy only); this
 module adds what needs trimesh and OpenCV: reading and converting the mesh,
 placing per-object meshes, rendering the top-down maps, reading the video's
 frame count. Everything is written into a temporary folder beside OUT_DIR,
-through the one writer (`scene_writer.write_scene`), and renamed into place
+through the one writer (`core/scene/writer.write_scene`), and renamed into place
 at the end: a failed import leaves nothing behind.
 
 `import_scene(ImportRequest(...))` is what the CLI and the window's

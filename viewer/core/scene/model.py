@@ -1,6 +1,6 @@
 """3D scene metadata (spec section 3): the Scene types, the release's scene library, question linking.
 
-Scenes come from scene sources (`scene_sources`): the first is the
+Scenes come from scene sources (`scene/sources.py`): the first is the
 `<release>/scenes/<scene>/scene.json` folders. A scene file is user data:
 every problem in it is reported in the Scene's diagnostics (file + JSON path
 + what), the offending part is left out, and the rest still loads, so the

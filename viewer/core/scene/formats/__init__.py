@@ -10,7 +10,7 @@
 
 `viewer.render.scene_import.import_scene` puts them together with the mesh
 (read with trimesh) and the rendered maps, and writes the folder with the
-one writer, `scene_writer.write_scene`.
+one writer, `scene/writer.write_scene`.
 """
 from __future__ import annotations
 
