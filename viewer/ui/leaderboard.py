@@ -8,12 +8,19 @@ from PyQt6.QtGui import QAction, QBrush, QColor, QFont
 from PyQt6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ..core.answers import STATUS_TEXT
+from ..core.compare import NEEDS_B
 from ..core.evaluate import ProfileComparison, average
+from ..core.intervals import FEW, FEW_MARK
 from ..core.session import Session
 from ..core.state import InspectorState
 from . import style
 
 AVG = "Avg"
+
+
+def comparison_label(c) -> str:
+    """The A − B row's header: the two models, and what its stars mean."""
+    return f"{c.a} − {c.b} (* p < 0.05)"
 
 
 class LeaderboardPanel(QTableWidget):
@@ -35,12 +42,24 @@ class LeaderboardPanel(QTableWidget):
         self.export_action = QAction("Export leaderboard…", self)
         self.export_action.triggered.connect(self.choose_export)
         self.addAction(self.export_action)
+        # Error bars (core/intervals.py): "41.9 ± 2.3" in every model's cell, computed when asked for.
+        self.intervals_action = QAction("Show 95 % intervals", self, checkable=True)
+        self.intervals_action.toggled.connect(lambda _: self.set_session(state.session))
+        self.addAction(self.intervals_action)
         self._n_models = 0
+        self._intervals_of: tuple | None = None      # (session, results) the cached intervals are for
+        self._intervals: dict = {}
+        self._comparison_of: tuple | None = None     # (session, A, B) the cached comparison is for
+        self._comparison = None
+        self._comparison_shown: tuple | None = None  # the browser's (A, B) the table was last drawn for
         state.events.session.connect(self.set_session)
         state.events.models.connect(lambda: self.set_session(state.session))
+        # A comparison in the browser (A against B) adds their paired difference as a row.
+        state.events.filter.connect(self._filter_changed)
 
     def set_session(self, session: Session | None) -> None:
         self.clear()
+        self._comparison_shown = self._wanted_comparison()
         self._bench = None if session is None else session.release.benchmark
         if session is None:              # no release: no benchmark, so no columns yet
             self.setColumnCount(0)
@@ -57,11 +76,22 @@ class LeaderboardPanel(QTableWidget):
                    else f"{key}\nmean of {', '.join(bench.groups[key])}")
             self.horizontalHeaderItem(k).setToolTip(tip)
         board = session.leaderboard()["models"]
+        intervals = self._model_intervals(session) if self.intervals_action.isChecked() else {}
+        counts = self._column_counts(session, board)
+        for k, n in enumerate(counts):                   # every column's n; few questions marked
+            if n is None:
+                continue
+            item = self.horizontalHeaderItem(k)
+            item.setToolTip(item.toolTip() + f"\nn = {n} questions" + (f" (fewer than {FEW}: read the score "
+                                                                         "with care)" if n < FEW else ""))
+            if n < FEW:
+                item.setText(f"{item.text()} {FEW_MARK}")
         refs = {"Random (uniform)": session.random_row()}
-        names = list(board) + list(refs)
+        comparison = self._paired(session)
+        rows = list(board) + ([comparison_label(comparison)] if comparison is not None else []) + list(refs)
         self._n_models = len(board)
-        self.setRowCount(len(names))
-        self.setVerticalHeaderLabels(names)
+        self.setRowCount(len(rows))
+        self.setVerticalHeaderLabels(rows)
         for r, name in enumerate(board):
             self.verticalHeaderItem(r).setForeground(QBrush(style.model_color(r).darker(120)))
             profiles = profile_text(session.compare_profiles(name))
@@ -71,17 +101,24 @@ class LeaderboardPanel(QTableWidget):
             self.verticalHeaderItem(r).setToolTip(f"{name}\n{profiles}")
             values = [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]
             counts = [m["counts"][k] for k in COLUMN_KEYS] + [None]
-            for c, (v, n) in enumerate(zip(values, counts)):
-                item = self._item(v, heat=True)
+            bars = intervals.get(name)
+            halves = ([bars.columns[k].half_width for k in COLUMN_KEYS] + [bars.avg.half_width]) if bars else []
+            counts_m = [m["counts"][k] for k in COLUMN_KEYS] + [None]
+            for c, (v, n) in enumerate(zip(values, counts_m)):
+                item = self._item(v, heat=True, half=halves[c] if halves else None)
                 tip = f"{name} · {cols[c]}" + (f" · {n} questions" if n is not None else "")
+                if halves and halves[c] is not None:
+                    tip += f"\n95 % bootstrap interval ± {halves[c]:.1f} points (core/intervals.py)"
                 if c == len(COLUMN_KEYS):
                     tip += "\n" + profiles
                 item.setToolTip(tip + "\nclick: show these questions in the browser")
                 self.setItem(r, c, item)
+        if comparison is not None:
+            self._fill_comparison(len(board), comparison, COLUMN_KEYS)
         italic = QFont()
         italic.setItalic(True)
         for k, (name, row) in enumerate(refs.items()):
-            r = len(board) + k
+            r = len(board) + (comparison is not None) + k
             values = [row.get(key) for key in COLUMN_KEYS] + [average(row)]
             for c, v in enumerate(values):
                 item = self._item(v, heat=False)
@@ -121,8 +158,65 @@ class LeaderboardPanel(QTableWidget):
             fmt = {"CSV": "csv", "Markdown": "md", "LaTeX": "tex"}.get(chosen.split(" ")[0])
             self.export(path, None if path.lower().endswith((".csv", ".md", ".tex")) else fmt)
 
-    def _item(self, value: float | None, heat: bool) -> QTableWidgetItem:
-        item = QTableWidgetItem("–" if value is None else f"{value:.1f}")
+    # ------------------------------------------------------------- error bars and paired tests
+    def _model_intervals(self, session: Session) -> dict:
+        from ..core.intervals import model_intervals
+        key = (session, tuple(id(r) for r in session.results))
+        if self._intervals_of != key:
+            self._intervals_of, self._intervals = key, model_intervals(session.release, session.results)
+        return self._intervals
+
+    @staticmethod
+    def _column_counts(session: Session, board: dict) -> list:
+        """Each leaderboard column's n: the questions a model's mean counts (the same for every model)."""
+        first = next(iter(board.values()), None)
+        return [] if first is None else [first["counts"][k] for k in session.release.benchmark.table_keys]
+
+    def _paired(self, session: Session):
+        """A against B while the browser compares them (core/paired.py), cached; None otherwise."""
+        f = self.state.filter
+        results = session.results
+        if f.compare not in NEEDS_B or f.model is None or f.model_b is None or f.model == f.model_b \
+                or max(f.model, f.model_b) >= len(results):
+            return None
+        key = (session, id(results[f.model]), id(results[f.model_b]))
+        if self._comparison_of != key:
+            from ..core.paired import compare_models
+            self._comparison_of = key
+            self._comparison = compare_models(session.release, results[f.model], results[f.model_b])
+        return self._comparison
+
+    def _wanted_comparison(self) -> tuple | None:
+        f = self.state.filter
+        return (f.model, f.model_b) if f.compare in NEEDS_B else None
+
+    def _filter_changed(self) -> None:
+        if self._wanted_comparison() != self._comparison_shown and self.state.session is not None:
+            self.set_session(self.state.session)
+
+    def _fill_comparison(self, r: int, c, keys) -> None:
+        """The A − B row: each column's paired difference, * where it is significant at 5 % (Holm)."""
+        diffs = [c.columns[k] for k in keys] + [c.avg]
+        for col, d in enumerate(diffs):
+            if d.difference is None:
+                text, tip = "–", "no questions"
+            else:
+                star = " *" if d.significant() else ""
+                text = f"{d.difference:+.1f}{star}"
+                tip = (f"{c.a} − {c.b}: {d.difference:+.1f} points, 95 % interval {d.low:+.1f} to {d.high:+.1f}; "
+                       f"paired permutation p = {d.p:.3g}" + (f", Holm {d.p_holm:.3g}" if d.p_holm is not None else "")
+                       + (" — significant at 5 %" if star else " — not significant at 5 %") + f"; n = {d.n}")
+            item = QTableWidgetItem(text)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(tip)
+            font = QFont()
+            font.setBold(d.difference is not None and d.significant())
+            item.setFont(font)
+            self.setItem(r, col, item)
+
+    def _item(self, value: float | None, heat: bool, half: float | None = None) -> QTableWidgetItem:
+        text = "–" if value is None else f"{value:.1f}" + (f" ± {half:.1f}" if half is not None else "")
+        item = QTableWidgetItem(text)
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if heat and value is not None:
             item.setBackground(QBrush(style.score_color(value / 100.0)))

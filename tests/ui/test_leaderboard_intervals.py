@@ -1,0 +1,49 @@
+"""The leaderboard's error bars (issue 32): each column's n, "41.9 ± 2.3" on demand, and the A − B row
+with its significance marks while the browser compares two models; walked on, off and back."""
+from dataclasses import replace
+
+from ui_helpers import settle
+
+from viewer.assets import default_release
+from viewer.core.intervals import FEW_MARK
+
+DEMO = default_release()
+PREDS = [DEMO / "predictions" / f"{m}.jsonl" for m in ("noisy-expert", "random-guesser", "sign-flipper")]
+
+
+def _row(board, label_start: str) -> int | None:
+    for r in range(board.rowCount()):
+        item = board.verticalHeaderItem(r)
+        if item is not None and item.text().startswith(label_start):
+            return r
+    return None
+
+
+def test_intervals_counts_and_the_paired_row(qtbot, make_inspector):
+    win, state = make_inspector(DEMO, PREDS)
+    board = win.leaderboard
+    avg = board.columnCount() - 1
+    header = board.horizontalHeaderItem(0)
+    assert "n = " in header.toolTip() and header.text().endswith(FEW_MARK)     # the demo's columns are small
+    assert "±" not in board.item(0, avg).text()
+
+    board.intervals_action.setChecked(True)                 # on: every model's cell gets its interval
+    assert all("±" in board.item(r, avg).text() for r in range(3))
+    assert "bootstrap interval" in board.item(0, avg).toolTip()
+    board.intervals_action.setChecked(False)                # and off again
+    assert "±" not in board.item(0, avg).text()
+
+    state.filter = replace(state.filter, compare="a_right_b_wrong", model=0, model_b=1)
+    settle(qtbot, win)
+    r = _row(board, "noisy-expert − random-guesser")
+    assert r is not None
+    assert board.item(r, avg).text().endswith("*") and "significant at 5 %" in board.item(r, avg).toolTip()
+    state.filter = replace(state.filter, model_b=2)         # another B: the row follows
+    settle(qtbot, win)
+    assert _row(board, "noisy-expert − random-guesser") is None and _row(board, "noisy-expert − sign-flipper")
+    state.filter = replace(state.filter, compare="none")    # comparison off: the row goes
+    settle(qtbot, win)
+    assert _row(board, "noisy-expert − ") is None
+    assert _row(board, "Random (uniform)") is not None
+    board.cellClicked.emit(_row(board, "Random (uniform)"), 0)   # a reference row sets no filter
+    assert state.filter.compare == "none"
