@@ -47,3 +47,18 @@ def test_intervals_counts_and_the_paired_row(qtbot, make_inspector):
     assert _row(board, "Random (uniform)") is not None
     board.cellClicked.emit(_row(board, "Random (uniform)"), 0)   # a reference row sets no filter
     assert state.filter.compare == "none"
+
+
+def test_the_papers_rows_beside_the_loaded_models(qtbot, make_inspector):
+    win, state = make_inspector(DEMO, PREDS[:1])
+    board = win.leaderboard
+    avg = board.columnCount() - 1
+    board.published_action.setChecked(True)
+    r = _row(board, "Gemini-3-Pro (paper)")
+    assert r is not None and board.item(r, avg).text() == "42.7"          # the paper: 42.68
+    assert "no interval, no paired test" in board.item(r, avg).toolTip()
+    assert _row(board, "Human Level (20 samples/task) (paper)") is not None and _row(board, "noisy-expert") == 0
+    assert not any("project page only" in (board.verticalHeaderItem(k).text() or "")
+                   for k in range(board.rowCount()))                    # the paper's rows only
+    board.published_action.setChecked(False)
+    assert _row(board, "Gemini-3-Pro (paper)") is None

@@ -46,6 +46,10 @@ class LeaderboardPanel(QTableWidget):
         self.intervals_action = QAction("Show 95 % intervals", self, checkable=True)
         self.intervals_action.toggled.connect(lambda _: self.set_session(state.session))
         self.addAction(self.intervals_action)
+        # Published results beside the loaded models (Benchmark.published_rows, core/reference_rows.py).
+        self.published_action = QAction("Show the paper's results", self, checkable=True)
+        self.published_action.toggled.connect(lambda _: self.set_session(state.session))
+        self.addAction(self.published_action)
         self._n_models = 0
         self._intervals_of: tuple | None = None      # (session, results) the cached intervals are for
         self._intervals: dict = {}
@@ -86,7 +90,14 @@ class LeaderboardPanel(QTableWidget):
                                                                          "with care)" if n < FEW else ""))
             if n < FEW:
                 item.setText(f"{item.text()} {FEW_MARK}")
-        refs = {"Random (uniform)": session.random_row()}
+        refs = {"Random (uniform)": (session.random_row(), None, "reference row, not a loaded model")}
+        published = session.release.benchmark.published_rows(False) if self.published_action.isChecked() else None
+        for ref in published or ():
+            refs[f"{ref.name} ({ref.origin})"] = (ref.columns, ref.avg,
+                                                  f"published, no per-question data (no interval, no paired test); "
+                                                  f"{ref.source}")
+        if self.published_action.isChecked() and published is None:
+            self.message.emit(f"no published results are bundled for {session.release.benchmark.title}")
         comparison = self._paired(session)
         rows = list(board) + ([comparison_label(comparison)] if comparison is not None else []) + list(refs)
         self._n_models = len(board)
@@ -117,14 +128,14 @@ class LeaderboardPanel(QTableWidget):
             self._fill_comparison(len(board), comparison, COLUMN_KEYS)
         italic = QFont()
         italic.setItalic(True)
-        for k, (name, row) in enumerate(refs.items()):
+        for k, (name, (row, avg, what)) in enumerate(refs.items()):
             r = len(board) + (comparison is not None) + k
-            values = [row.get(key) for key in COLUMN_KEYS] + [average(row)]
+            values = [row.get(key) for key in COLUMN_KEYS] + [average(row) if avg is None else avg]
             for c, v in enumerate(values):
                 item = self._item(v, heat=False)
                 item.setFont(italic)
                 item.setForeground(QBrush(QColor(110, 110, 110)))
-                item.setToolTip(f"{name}: reference row, not a loaded model")
+                item.setToolTip(f"{name}: {what}")
                 self.setItem(r, c, item)
 
     # ------------------------------------------------------------- export
