@@ -35,15 +35,16 @@ def test_intervals_counts_and_the_paired_row(qtbot, make_inspector):
 
     state.filter = replace(state.filter, compare="a_right_b_wrong", model=0, model_b=1)
     settle(qtbot, win)
-    r = _row(board, "noisy-expert − random-guesser")
-    assert r is not None
+    r = _row(board, "A − B")
+    assert r is not None and "noisy-expert minus random-guesser" in board.verticalHeaderItem(r).toolTip()
     assert board.item(r, avg).text().endswith("*") and "significant at 5 %" in board.item(r, avg).toolTip()
     state.filter = replace(state.filter, model_b=2)         # another B: the row follows
     settle(qtbot, win)
-    assert _row(board, "noisy-expert − random-guesser") is None and _row(board, "noisy-expert − sign-flipper")
+    r = _row(board, "A − B")
+    assert r is not None and "noisy-expert minus sign-flipper" in board.verticalHeaderItem(r).toolTip()
     state.filter = replace(state.filter, compare="none")    # comparison off: the row goes
     settle(qtbot, win)
-    assert _row(board, "noisy-expert − ") is None
+    assert _row(board, "A − B") is None
     assert _row(board, "Random (uniform)") is not None
     board.cellClicked.emit(_row(board, "Random (uniform)"), 0)   # a reference row sets no filter
     assert state.filter.compare == "none"

@@ -19,8 +19,8 @@ AVG = "Avg"
 
 
 def comparison_label(c) -> str:
-    """The A − B row's header: the two models, and what its stars mean."""
-    return f"{c.a} − {c.b} (* p < 0.05)"
+    """The A − B row's header, short so the table keeps its Avg in view; the models are in its tooltip."""
+    return "A − B"
 
 
 class LeaderboardPanel(QTableWidget):
@@ -126,6 +126,9 @@ class LeaderboardPanel(QTableWidget):
                 self.setItem(r, c, item)
         if comparison is not None:
             self._fill_comparison(len(board), comparison, COLUMN_KEYS)
+            self.verticalHeaderItem(len(board)).setToolTip(
+                f"A − B: {comparison.a} minus {comparison.b}, per column; * and bold: significant at 5 % "
+                "(paired permutation test, Holm-corrected)")
         italic = QFont()
         italic.setItalic(True)
         for k, (name, (row, avg, what)) in enumerate(refs.items()):
@@ -226,7 +229,8 @@ class LeaderboardPanel(QTableWidget):
             self.setItem(r, col, item)
 
     def _item(self, value: float | None, heat: bool, half: float | None = None) -> QTableWidgetItem:
-        text = "–" if value is None else f"{value:.1f}" + (f" ± {half:.1f}" if half is not None else "")
+        # "77.8±11.1": no spaces, so thirteen columns with intervals still fit a docked leaderboard.
+        text = "–" if value is None else f"{value:.1f}" + (f"±{half:.1f}" if half is not None else "")
         item = QTableWidgetItem(text)
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if heat and value is not None:
