@@ -108,6 +108,14 @@ def add_benchmark_option(p: argparse.ArgumentParser) -> None:
                    help="the release's benchmark (default: detected from its files and fields)")
 
 
+def add_scoring_variant_option(p: argparse.ArgumentParser) -> None:
+    """`--scoring-variant NAME`: score with one of the benchmarks' known deviations, each listed."""
+    from .core.benchmarks import BENCHMARKS
+    known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
+    p.add_argument("--scoring-variant", metavar="NAME",
+                   help=f"score with a known deviation from the benchmark's rule ({known})")
+
+
 # ------------------------------------------------------------------ batch work
 def add_executor_options(p: argparse.ArgumentParser, work: str) -> None:
     """`--executor local|dask` and `--address ADDR` (viewer/cluster.py); `work` says what runs there."""

@@ -99,7 +99,13 @@ def reference_note(board: dict) -> list[str]:
 # ------------------------------------------------------------------ compare
 def cmd_compare(argv: list[str]) -> int:
     """Two models on the same questions: per column and Avg the difference, its interval and a paired test."""
-    from .cli_args import add_benchmark_option, check_prediction_args, check_release_arg, print_problems
+    from .cli_args import (
+        add_benchmark_option,
+        add_scoring_variant_option,
+        check_prediction_args,
+        check_release_arg,
+        print_problems,
+    )
     p = argparse.ArgumentParser(
         prog="gst-viewer compare",
         description="Compare two prediction files on the same release: per leaderboard column and Avg, A's "
@@ -117,10 +123,7 @@ def cmd_compare(argv: list[str]) -> int:
                    help=f"sign-flip permutations of the paired test (default {PERMUTATIONS:,})")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
     add_benchmark_option(p)
-    from .core.benchmarks import BENCHMARKS
-    known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
-    p.add_argument("--scoring-variant", metavar="NAME",
-                   help=f"score with a known deviation from the benchmark's rule ({known})")
+    add_scoring_variant_option(p)
     args = p.parse_args(argv)
     check_release_arg(args.release)
     check_prediction_args([args.a, args.b])

@@ -16,6 +16,7 @@ from .cli_args import (
     EXIT_FAILED,
     EXIT_OK,
     add_benchmark_option,
+    add_scoring_variant_option,
     check_prediction_args,
     check_release_arg,
     print_problems,
@@ -45,10 +46,7 @@ def cmd_score(argv: list[str]) -> int:
                    help="write one line per (model, question) (docs/per-sample.schema.json)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
     add_benchmark_option(p)
-    from .core.benchmarks import BENCHMARKS
-    known = "; ".join(f"{b.title}: {', '.join(v.name for v in b.variants)}" for b in BENCHMARKS.values() if b.variants)
-    p.add_argument("--scoring-variant", metavar="NAME",
-                   help=f"score with a known deviation from the benchmark's rule ({known})")
+    add_scoring_variant_option(p)
     from .intervals_cli import add_interval_options, extend_board
     add_interval_options(p)          # --ci, --replicates, --seed, --reference (viewer/intervals_cli.py)
     args = p.parse_args(argv)
