@@ -107,3 +107,18 @@ def test_a_table_matched_by_position_is_taken_where_its_questions_agree(tmp_path
     assert s.results == []
     (d,) = s.diagnostics.with_code("prediction.no_match")
     assert "ask another question than the release's at that position" in d.message
+
+
+def test_rows_that_disagree_in_a_file_matched_by_position_are_said(tmp_path):
+    session = open_session(DEMO, [])
+    questions = session.release.questions
+    f = tmp_path / "mostly.tsv"
+    with open(f, "w", newline="") as out:
+        w = csv.writer(out, delimiter="\t")
+        w.writerow(["index", "question", "prediction"])
+        for k, q in enumerate(questions):
+            w.writerow([k, "What colour is the sky?" if k == 3 else q.texts[-1], q.answer_raw])
+    s = open_session(DEMO, [f])
+    assert s.models == ["mostly"]
+    (d,) = s.diagnostics.with_code("prediction.position_disagrees")
+    assert "1 of the 84 rows" in d.message and "rows 3" in d.message

@@ -141,6 +141,13 @@ def evaluate(release: Release, preds: PredictionSet,
         diags.info(f"{len(by_position)} predictions carry no uid and were matched by their position "
                    "(doc_id / index) in the release, their question texts agreeing with the release's",
                    preds.source, code="prediction.matched_by_position")
+        off = [k for k, t in preds.questions.items() if k in by_position and not _same_question(
+            t, release.questions[int(k)])]
+        if off:                              # matched with the rest, but never without a word
+            shown = ", ".join(off[:5]) + (" ..." if len(off) > 5 else "")
+            diags.warning(f"{len(off)} of the {len(preds.questions)} rows checked by their question text ask "
+                          f"another question than the release's at that position (rows {shown}); they are "
+                          "scored at that position all the same", preds.source, code="prediction.position_disagrees")
     return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
                        unknown, diags, profile, unmatched)
 
