@@ -283,8 +283,16 @@ def score_text(r: ModelResult, i: int) -> str:
 
 
 def column_label(i: int, benchmark) -> str:
+    """A column's short label in lists (the benchmark's own, e.g. VSI-Bench's "ObjSize"; else its key)."""
     c = benchmark.column(i)
-    return c.key if c is not None else "?"
+    return benchmark.label(c.key) if c is not None else "?"
+
+
+def column_texts(index: BrowseIndex) -> dict[str, list[str]]:
+    """Every text the browser's task and scene columns can show, so each is sized to its widest."""
+    bench = index.release.benchmark
+    return {"column": [column_label(i, bench) for i in range(len(bench.columns))] + ["?"],
+            "scene": index.scene_names}
 
 
 def _sort_key(rows: np.ndarray) -> np.ndarray:

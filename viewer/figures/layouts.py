@@ -61,6 +61,17 @@ class Subject:
     def is_choice(self) -> bool:
         return self.story.kind is not None and self.story.kind.picks_an_option
 
+    @property
+    def chart(self):
+        """The answer chart the question's kind names (charts.chart_painter), or None."""
+        return None if self.is_choice else chart_painter(self)
+
+    @property
+    def chart_beside_map(self) -> bool:
+        """Whether the chart is drawn beside the map: the map is a benchmark's own drawing (VSI-Bench's
+        objects from above) that shows no answer, so the answers need their chart too."""
+        return self.map_q is not None and self.media.map_source is None and self.chart is not None
+
     def model_labels(self, scores: bool = True) -> dict[int, str]:
         return {a.index: f"{a.name}: {a.text}" + (f"  (score {a.score_text})" if scores else "")
                 for a in self.story.answers}
@@ -107,14 +118,18 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     inner = width - 2 * m
     probe = QImage(8, 8, QImage.Format.Format_RGB888)
     pp = QPainter(probe)
-    q_h = min(paint_question_height(pp, inner, s, theme), theme.font_px * 4.2)
+    q_h = paint_question_height(pp, inner, s, theme)       # the whole question: the figure grows
     pp.end()
     entries = answer_legend(s.story)
-    chart = chart_painter(s) if not s.is_choice and s.map_q is None else None
+    chart = s.chart if s.map_q is None or s.chart_beside_map else None
+    gap = theme.font_px
+    map_w = (inner - gap) / 2 if s.chart_beside_map else inner
     if s.is_choice:
         body_h = inner * 0.82
     elif s.map_q is not None:
-        body_h = inner * s.map_q.height() / s.map_q.width()
+        body_h = map_w * s.map_q.height() / s.map_q.width()
+        if chart is not None:          # the map and, beside it, the answers' chart
+            body_h = max(body_h, inner * 0.4)
         entries += map_legend(s.media.overlay, EVERYTHING, None, {})
     else:                          # no map: the answer chart, or nothing (the layout closes up)
         body_h = inner * 0.5 if chart is not None else 0.0
@@ -129,7 +144,10 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
         if s.is_choice:
             paint_options(p, body, s.options_q, s.media.option_notes, s.story, theme)
         elif s.map_q is not None:
-            paint_map(p, body, s.map_q, s.media.overlay, theme, EVERYTHING, s.media.map_note, mask=full)
+            paint_map(p, QRectF(body.left(), body.top(), map_w, body.height()), s.map_q, s.media.overlay, theme,
+                      EVERYTHING, s.media.map_note, mask=full)
+            if chart is not None:
+                chart(p, QRectF(body.left() + map_w + gap, body.top(), inner - map_w - gap, body.height()), theme)
         elif chart is not None:
             chart(p, body, theme)
         paint_title(p, QRectF(m, m, inner, title_height(theme)), s.story, theme)
@@ -166,7 +184,9 @@ def panel_parts(s: Subject) -> dict[str, str]:
             parts["middle"] = "options"
     elif s.map_q is not None:
         parts["middle"] = "map"
-    elif chart_painter(s) is not None:
+        if s.chart_beside_map and "view" not in parts:     # the answers' chart where no view is
+            parts["view"] = "chart:" + s.story.kind.chart
+    elif s.chart is not None:
         parts["middle"] = "chart:" + s.story.kind.chart
     return parts
 
@@ -182,7 +202,8 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
     fps = s.media.frames.fps if s.media.frames is not None else 0.0
     note = s.media.frames.note if s.media.frames is not None else ""
     middle = parts.get("middle")
-    chart = chart_painter(s) if middle and middle.startswith("chart:") else None
+    chart = s.chart if middle and middle.startswith("chart:") else None
+    view_chart = s.chart if parts.get("view", "").startswith("chart:") else None
 
     def paint(p: QPainter) -> None:
         full = QRectF(0, 0, width, height)
@@ -220,7 +241,11 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
                         s.best_frame(), note)
         # Column 1: the current view (or the target where the model saw it best), then the question.
         qy = y
-        if "view" in parts:
+        if view_chart is not None:
+            view_h = body_h * 0.55
+            view_chart(p, QRectF(m, y, c1, view_h), theme)
+            qy = y + view_h + theme.font_px
+        elif "view" in parts:
             image, caption = s.view_q, "Current view"
             if image is None:      # no current view (GP tasks): the target in its best frame
                 image, caption = dict(strip_frames_).get(s.best_frame()), "The target (red box) in the video"
@@ -305,7 +330,7 @@ def export_figure(s: Subject, layout: str, out: Path, scale: float = 1.0, camera
     else:
         vector = Path(out).suffix.lower() in (".svg", ".pdf")
         size, paint = still_figure(s, camera, theme, pixels=1.5 if vector else min(max(scale, 1.0), 3.0))
-    return save_figure(Path(out), size, paint, scale, title=f"{s.story.key}: {s.story.uid}")
+    return save_figure(Path(out), size, paint, scale, title=f"{s.story.benchmark} {s.story.label}: {s.story.uid}")
 
 
 # ------------------------------------------------------------------- settings

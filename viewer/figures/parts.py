@@ -14,18 +14,26 @@ from .theme import Theme
 
 
 def paint_title(p: QPainter, rect: QRectF, story: QuestionStory, theme: Theme, show_uid: bool = True) -> None:
-    """"ED_v  Egocentric direction (visual)" on the left, the uid small on the right."""
+    """"ED_v  Egocentric direction (visual)  GST-Bench" on the left (the benchmark's short label in the badge,
+    its name after the title), the uid small on the right."""
     font = theme.font(1.35, bold=True)
     fm = QFontMetricsF(font)
-    badge = f" {story.key} "
+    badge = f" {story.label} "
     bw = fm.horizontalAdvance(badge) + theme.font_px * 0.4
     p.fillRect(QRectF(rect.left(), rect.top(), bw, fm.height() * 1.15), theme.text)
     draw_text(p, QRectF(rect.left(), rect.top(), bw, fm.height() * 1.15), badge, font, theme.background,
               Qt.AlignmentFlag.AlignCenter, wrap=False)
     x = rect.left() + bw + theme.font_px * 0.6
     uid_w = rect.width() * 0.38 if show_uid else 0.0
-    draw_text(p, QRectF(x, rect.top(), rect.right() - x - uid_w, fm.height() * 1.15), story.title, font,
+    room = rect.right() - x - uid_w
+    title_w = min(fm.horizontalAdvance(story.title), room)
+    draw_text(p, QRectF(x, rect.top(), room, fm.height() * 1.15), story.title, font,
               theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+    bench_x = x + title_w + theme.font_px * 0.8
+    if story.benchmark and rect.right() - uid_w - bench_x > theme.font_px * 3:
+        draw_text(p, QRectF(bench_x, rect.top(), rect.right() - uid_w - bench_x, fm.height() * 1.15),
+                  story.benchmark, theme.font(0.9), theme.muted,
+                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
     if show_uid:
         draw_text(p, QRectF(rect.right() - uid_w, rect.top(), uid_w, fm.height() * 1.15), story.uid,
                   theme.font(0.62), theme.muted, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,

@@ -4,7 +4,10 @@ Left: what the model looked at (the exploration video while it plays, then
 the current view, or for a question without one the target in its best
 frame). Right: the top-down map with only the layers the stage allows (the
 camera moving along the path while the video plays), or the options of a
-multiple-choice question. Bottom: the question and, stage by stage, the
+multiple-choice question, or the answer's chart (dial, bars, option texts) as
+`render` draws it; beside a map that shows no answer (VSI-Bench's objects), the
+chart too. A medium the release lacks leaves no pane and no placeholder: the
+others share the width. Bottom: the whole question and, stage by stage, the
 answers and the truth with the scores. Type and strokes scale with the
 frame's height, so a 1280x720 clip and a full-screen projector read alike.
 """
@@ -17,7 +20,8 @@ from PyQt6.QtGui import QFontMetricsF, QImage, QPainter
 
 from ..core.talk.storyboard import ANSWER, QUESTION, STAGE_TITLES, TITLE, TRUTH, VIDEO, best_frame, layers_at
 from . import theme as th
-from .canvas import draw_image, draw_text, pen, rgb_to_qimage
+from .canvas import draw_image, draw_text, pen, rgb_to_qimage, text_height
+from .charts import chart_painter
 from .layouts import Subject
 from .map_painter import LegendEntry, answer_legend, legend_height, map_legend, paint_legend, paint_map
 from .parts import paint_options, paint_title, title_height
@@ -108,7 +112,8 @@ class StoryPainter:
         inner = rect.adjusted(m, rect.height() * 0.16, -m, -rect.height() * 0.1)
         fm = QFontMetricsF(t.font(1.6, bold=True))
         y = inner.top()
-        draw_text(p, QRectF(inner.left(), y, inner.width(), fm.height() * 1.2), f"{s.story.key}  ·  {s.story.title}",
+        head = f"{s.story.label}  ·  {s.story.title}  ·  {s.story.benchmark}"
+        draw_text(p, QRectF(inner.left(), y, inner.width(), fm.height() * 1.2), head,
                   t.font(1.6, bold=True), t.text, Qt.AlignmentFlag.AlignHCenter, wrap=False)
         y += fm.height() * 1.8
         y += draw_text(p, QRectF(inner.left(), y, inner.width(), inner.height() * 0.45), s.story.sentence,
@@ -130,6 +135,32 @@ class StoryPainter:
         return entries
 
     # -------------------------------------------------------------- frame
+    def panes(self, stage: str, has_image: bool) -> list[str]:
+        """What the frame shows side by side, left to right: "image" (what the model looked at), then
+        "options", "map" (with "chart" beside it when the map shows no answer) or "chart" (the answer's
+        chart, as `render` draws it). A medium the release lacks leaves no pane: the others take its room."""
+        s = self.s
+        out = ["image"] if has_image else []
+        if s.is_choice:
+            if any(o is not None for o in s.options_q):
+                out.append("options")
+        elif s.map_q is not None:
+            out.append("map")
+            if s.chart_beside_map and stage != VIDEO:
+                out.append("chart")
+        elif s.chart is not None and stage != VIDEO:
+            out.append("chart")
+        return out
+
+    def _sentence(self, p: QPainter, width: float, t: Theme, most: float) -> tuple[object, float]:
+        """The font the whole question fits in `most` pixels with (smaller for a long one), and its height."""
+        for size in (1.0, 0.85, 0.72, 0.6):
+            font = t.font(size, bold=True)
+            h = text_height(p, width, self.s.story.sentence, font)
+            if h <= most:
+                break
+        return font, min(h, most)
+
     def paint(self, p: QPainter, rect: QRectF, stage: str, frame: int | None, theme: Theme,
               time_text: str = "", target_box: bool = False) -> None:
         """One moment; `target_box`: draw the target's recorded box on the video frame (held best frame)."""
@@ -143,24 +174,13 @@ class StoryPainter:
         inner = QRectF(rect.left() + m, rect.top() + m, rect.width() - 2 * m, rect.height() - 2 * m)
         th_ = title_height(t)
         entries = self.legend(stage, frame)
-        fm = QFontMetricsF(t.font(1.0, bold=True))
-        sentence_h = fm.height() * 2.3
+        sentence_font, sentence_h = self._sentence(p, inner.width(), t, inner.height() * 0.3)
+        sentence_h += t.font_px * 0.4
         leg_h = max(legend_height(entries, inner.width(), t), QFontMetricsF(t.font(0.85)).height() * 2.9)
         band = sentence_h + leg_h + t.font_px * 0.5
         top = inner.top() + th_ + t.font_px * 0.6
         pane_h = inner.bottom() - band - top - t.font_px * 0.5
         gap = t.font_px
-        half = (inner.width() - gap) / 2
-        left = QRectF(inner.left(), top, half, pane_h)
-        right = QRectF(inner.left() + half + gap, top, half, pane_h)
-
-        if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
-            paint_map(p, right, s.map_q, s.media.overlay, t,
-                      layers_at(s.story.question.column, stage, frame), s.media.map_note, mask=rect)
-        paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
-        draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
-                  STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,
-                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, wrap=False)
         cap_h = QFontMetricsF(t.font(0.75)).height() * 1.3
         if stage == VIDEO:
             img, caption = self.video_image(frame or 0), "exploration video"
@@ -170,17 +190,36 @@ class StoryPainter:
             img, caption = self.looked_at()
         if stage == VIDEO and target_box:
             caption = "the target (red box), best seen here"
-        placed = draw_image(p, QRectF(left.left(), left.top(), left.width(), left.height() - cap_h), img, t, caption)
-        if stage == VIDEO and target_box and img is not None:
-            self.paint_target_box(p, placed, t)
-        draw_text(p, QRectF(left.left(), left.bottom() - cap_h, left.width(), cap_h), caption, t.font(0.75),
-                  t.muted, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, wrap=False)
-        if s.is_choice:
-            paint_options(p, right, s.options_q, s.media.option_notes, s.story, t,
+        panes = self.panes(stage, img is not None)
+        pane_w = (inner.width() - gap * (len(panes) - 1)) / max(len(panes), 1)
+        at = {name: QRectF(inner.left() + k * (pane_w + gap), top, pane_w, pane_h) for k, name in enumerate(panes)}
+        layers = layers_at(s.story.question.column, stage, frame)
+        if "map" in at:            # first: it masks what spills outside the map (see paint_map)
+            paint_map(p, at["map"], s.map_q, s.media.overlay, t, layers, s.media.map_note, mask=rect)
+        paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
+        draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
+                  STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,
+                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+        if "image" in at:
+            left = at["image"]
+            placed = draw_image(p, QRectF(left.left(), left.top(), left.width(), left.height() - cap_h), img, t,
+                                caption)
+            if stage == VIDEO and target_box:
+                self.paint_target_box(p, placed, t)
+            draw_text(p, QRectF(left.left(), left.bottom() - cap_h, left.width(), cap_h), caption, t.font(0.75),
+                      t.muted, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, wrap=False)
+        if "options" in at:
+            paint_options(p, at["options"], s.options_q, s.media.option_notes, s.story, t,
                           show_picks=stage in (ANSWER, TRUTH), show_truth=stage == TRUTH)
+        if "chart" in at:          # the truth and the answers only at the stages that reveal them
+            chart = chart_painter(s, truth=stage == TRUTH, answers=stage in (ANSWER, TRUTH))
+            chart(p, at["chart"], t)
+        if not panes:              # nothing to show: say why, in words rather than an empty box
+            why = "; ".join(dict.fromkeys(x for x in (caption, s.media.map_note) if x))
+            draw_text(p, QRectF(inner.left(), top, inner.width(), pane_h), why, t.font(0.8), t.muted,
+                      Qt.AlignmentFlag.AlignCenter)
         y = inner.bottom() - band + t.font_px * 0.3
-        draw_text(p, QRectF(inner.left(), y, inner.width(), sentence_h), s.story.sentence, t.font(1.0, bold=True),
-                  t.text)
+        draw_text(p, QRectF(inner.left(), y, inner.width(), sentence_h), s.story.sentence, sentence_font, t.text)
         paint_legend(p, QRectF(inner.left(), y + sentence_h, inner.width(), leg_h), entries, t)
 
     def image(self, size: tuple[int, int], stage: str, frame: int | None, theme: Theme,

@@ -14,17 +14,10 @@ import pyqtgraph as pg
 from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QBrush, QColor, QFont
 
-from ..core.benchmarks import Scale
+from ..core.benchmarks import METRES, Scale
 from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
 from .plot_items import NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, pen, polygon, polyline
-
-METRES = Scale("distance", "m")        # GST-Bench's distances: the bars' default
-
-
-def _metres_text(v: float) -> str:
-    """A distance as GST-Bench's bars have always written it."""
-    return f"{v:.1f} m" if math.isfinite(v) and abs(v) < 1e6 else f"{v:.3g} m"
 
 
 def dial_vector(deg) -> np.ndarray:
@@ -167,7 +160,7 @@ class DistanceBars(_Chart):
                              pen(c.darker(130), 1), QBrush(c)))
         for k, (_name, v, _color) in enumerate(rows):
             y = n - 1 - k
-            text = _metres_text(v) if scale is METRES else scale.text(v)
+            text = scale.text(v)
             if truth is not None and k > 0:
                 rel = float(relative_error(v, truth))
                 text += f" ({100 * rel:.0f}%)" if np.isfinite(rel) else ""

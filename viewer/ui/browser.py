@@ -313,10 +313,13 @@ class BrowserPanel(QWidget):
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
         widths = {"row": 3, "uid": 18, "scene": 6, "column": 6, "truth": 8}
+        # The task and scene columns fit their widest text (VSI-Bench's "scene0207_02", "RelDir medium").
+        texts = browse.column_texts(self.index) if self.index is not None else {}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
             chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]
-            self.table.setColumnWidth(col, fm.horizontalAdvance("0" * chars) + 10)
+            width = max([fm.horizontalAdvance("0" * chars)] + [fm.horizontalAdvance(t) for t in texts.get(key, ())])
+            self.table.setColumnWidth(col, width + 10)
 
     # ------------------------------------------------------------- filters
     def _filter_changed(self, f: BrowseFilter) -> None:

@@ -7,31 +7,12 @@ and the question's option texts as `options`; it knows nothing of benchmarks.
 from __future__ import annotations
 
 import html
-import re
-from dataclasses import dataclass
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from ..core.talk.showcase import OptionRow, option_rows
 from . import style
-
-# "A. back-right", "A) back-right", "(A) back-right": the letter the option text already carries.
-_LEADING_LETTER = re.compile(r"^\s*\(?([A-Za-z])[.)]\s+")
-
-
-def option_body(text: str, letter: str) -> str:
-    """The option's text without its own leading letter, when that letter is the option's."""
-    m = _LEADING_LETTER.match(text)
-    return text[m.end():] if m and m.group(1).upper() == letter else text
-
-
-@dataclass(frozen=True)
-class OptionRow:
-    """One option as shown: its letter and text, whether it is the truth, who picked it."""
-    letter: str
-    text: str
-    truth: bool
-    picked_by: tuple[int, ...]          # model indices
 
 
 class OptionTexts(QScrollArea):
@@ -51,13 +32,8 @@ class OptionTexts(QScrollArea):
     def set_answer(self, truth: int | None, preds: list[tuple[int, int]], names: list[str],
                    frame: str | None = None, *, options=(), **_unused) -> None:
         """`truth` and each pick are option indices; `options` the option texts in order."""
-        n = max([len(options)] + [int(v) + 1 for _, v in preds] + ([int(truth) + 1] if truth is not None else []))
-        self.rows = []
-        for k in range(n):
-            letter = chr(ord("A") + k)
-            text = option_body(str(options[k]), letter) if k < len(options) else "(not among the options)"
-            self.rows.append(OptionRow(letter, text, truth is not None and int(truth) == k,
-                                       tuple(m for m, v in preds if int(v) == k)))
+        self.rows = option_rows(options, truth, preds)
+        n = len(self.rows)
         while len(self._labels) < n:
             label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

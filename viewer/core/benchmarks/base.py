@@ -41,6 +41,7 @@ class Scale:
     """What a numeric answer measures and in which unit, for labelling charts ("size", "cm")."""
     quantity: str          # "count", "distance", "size", "area"
     unit: str = ""         # "" for counts, "m", "cm", "m²"
+    decimals: int | None = None   # always this many ("4.0 m"); None: up to 2, trailing zeros cut
 
     @property
     def axis(self) -> str:
@@ -50,9 +51,20 @@ class Scale:
         """A value for people, in this unit: "3.5 m", "120 cm", "4" (a count has no unit)."""
         if not math.isfinite(value) or abs(value) >= 1e6:
             digits = f"{value:.3g}"
+        elif self.decimals is not None:
+            digits = f"{value:.{self.decimals}f}"
         else:
             digits = f"{value:.2f}".rstrip("0").rstrip(".")
         return f"{digits} {self.unit}" if self.unit else digits
+
+    def example(self) -> str:
+        """How an answer in this unit is written, for the hint under a question: "3.5 m", "3" for a count."""
+        return self.text(3.5) if self.unit else "3"
+
+
+# A distance as GST-Bench's charts have always written it ("4.0 m"): what a number without a scale of
+# its own is labelled in (charts in the window and in figures).
+METRES = Scale("distance", "m", decimals=1)
 
 
 @dataclass(frozen=True)
@@ -170,6 +182,11 @@ class Benchmark:
 
     def scale(self, question) -> Scale | None:
         """What a numeric question's answer measures and its unit; None: as its answer kind labels it."""
+        return None
+
+    def question_text(self, question) -> str | None:
+        """The question as people read it, whole (figures, slides, clips), when the benchmark stores it apart
+        from the prompt's boilerplate; None: taken from the prompt (`core/talk/showcase.question_sentence`)."""
         return None
 
     def objects_overlay(self, release, question):

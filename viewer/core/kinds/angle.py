@@ -25,7 +25,7 @@ class AngleKind(NumberKind):
     def chance(self, truth, n_options) -> float:
         return random_angle_score()
 
-    def convention_for(self, column) -> str:
+    def convention_for(self, column, scale=None) -> str:
         return self.heading_convention if column.frame == "map" else self.convention
 
     def error_text(self, error: float) -> str:

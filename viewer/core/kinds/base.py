@@ -44,8 +44,9 @@ class AnswerKind:
     # then adds a Wilson interval).
     hit_or_miss: bool = False
 
-    def convention_for(self, column) -> str:
-        """How an answer of this column is written, in one line for people."""
+    def convention_for(self, column, scale=None) -> str:
+        """How an answer of this column is written, in one line for people; `scale` is the question's
+        (`Benchmark.scale`: its unit), where the example should be written in it."""
         return self.convention
 
     # ---------------------------------------------------------------- parsing

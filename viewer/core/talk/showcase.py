@@ -13,6 +13,8 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..answers import is_scored
 from ..browse import answer_text, truth_text
 from ..diagnostics import UserError
@@ -22,6 +24,8 @@ from ..session import Session
 
 _CLOSE_MATCHES = 5
 _TRAILING_OPTION = re.compile(r"\s*\n?\s*[A-H][.:)]\s*$")
+# "A. back-right", "A) back-right", "(A) back-right": the letter the option text already carries.
+_LEADING_LETTER = re.compile(r"^\s*\(?([A-Za-z])[.)]\s+")
 
 
 @dataclass
@@ -38,12 +42,43 @@ class ModelAnswer:
         return "—" if self.score is None else f"{self.score:.2f}"
 
 
+@dataclass(frozen=True)
+class OptionRow:
+    """One text option as shown (the window's option list, figures): its letter and text, whether it is the
+    truth, which models (indices) picked it."""
+    letter: str
+    text: str
+    truth: bool
+    picked_by: tuple[int, ...]
+
+
+def option_body(text: str, letter: str) -> str:
+    """The option's text without its own leading letter, when that letter is the option's."""
+    m = _LEADING_LETTER.match(text)
+    return text[m.end():] if m and m.group(1).upper() == letter else text
+
+
+def option_rows(options, truth: int | None, picks: list[tuple[int, int]]) -> list[OptionRow]:
+    """The rows of a question's text options; `truth` and each `(model, pick)` are option indices (a pick
+    beyond the options gets a row of its own, "(not among the options)")."""
+    n = max([len(options)] + [int(v) + 1 for _, v in picks] + ([int(truth) + 1] if truth is not None else []))
+    rows = []
+    for k in range(n):
+        letter = chr(ord("A") + k)
+        text = option_body(str(options[k]), letter) if k < len(options) else "(not among the options)"
+        rows.append(OptionRow(letter, text, truth is not None and int(truth) == k,
+                              tuple(m for m, v in picks if int(v) == k)))
+    return rows
+
+
 @dataclass
 class QuestionStory:
     qi: int
     question: Question
     key: str               # Table-1 column, e.g. "ED_v" ("?" for an unknown task)
     title: str             # "Egocentric direction (visual)"
+    label: str             # the benchmark's short label of the column ("ObjSize"; GST-Bench: the key)
+    benchmark: str         # the benchmark's name, "VSI-Bench"
     sentence: str          # the question itself, without the answer-format boilerplate
     prompt: str            # the full asking text, as the model read it
     convention: str        # how the answer is written, one line
@@ -93,8 +128,12 @@ def choose_models(session: Session, spec: str | None) -> list[int]:
 
 
 def question_sentence(q: Question) -> tuple[str, str]:
-    """(the question sentence, the full asking text) from the prompt segments."""
+    """(the question as people read it, the full asking text): the benchmark's own text of the question
+    when it keeps one (whole, every sentence), else the asking sentence of the prompt segments."""
+    own = q.benchmark.question_text(q)
     texts = [t.strip() for t in q.texts if t and t.strip()]
+    if own:
+        return own, "\n".join(texts) or own
     asking = [t for t in texts if "?" in t]
     prompt = asking[-1] if asking else (texts[-1] if texts else "")
     prompt = _TRAILING_OPTION.sub("", prompt).strip()
@@ -104,7 +143,16 @@ def question_sentence(q: Question) -> tuple[str, str]:
 
 
 def convention(q: Question) -> str:
-    return q.kind.convention_for(q.column) if q.kind is not None else ""
+    return q.kind.convention_for(q.column, q.benchmark.scale(q)) if q.kind is not None else ""
+
+
+def value_text(q: Question, value) -> str:
+    """A parsed value of question q for people: in the question's unit where its benchmark gives one
+    ("228 cm", "30.2 m²", a count "2"), else as its answer kind writes it."""
+    scale = q.benchmark.scale(q)
+    if scale is not None and value is not None and np.ndim(value) == 0:
+        return scale.text(float(value))
+    return q.kind.text(value)
 
 
 def build_story(session: Session, qi: int, models: list[int] | None = None) -> QuestionStory:
@@ -116,11 +164,16 @@ def build_story(session: Session, qi: int, models: list[int] | None = None) -> Q
     for m in (range(len(session.results)) if models is None else models):
         r = session.results[m]
         s = float(r.score[qi])
-        answers.append(ModelAnswer(m, r.model, answer_text(r, release, qi),
+        scored = is_scored(r.status[qi]) and q.kind is not None
+        answers.append(ModelAnswer(m, r.model, value_text(q, r.parsed(release, qi)) if scored
+                                   else answer_text(r, release, qi),
                                    None if math.isnan(s) else s, str(r.status[qi]),
                                    r.parsed(release, qi)))
+    truth = value_text(q, q.truth.value) if q.kind is not None and q.truth.ok else truth_text(release, qi)
+    bench = q.benchmark
     return QuestionStory(qi, q, col.key if col else "?", col.title if col else q.task,
-                         sentence, prompt, convention(q), truth_text(release, qi), answers)
+                         bench.label(col.key) if col else "?", bench.title,
+                         sentence, prompt, convention(q), truth, answers)
 
 
 def answered(story: QuestionStory) -> list[ModelAnswer]:

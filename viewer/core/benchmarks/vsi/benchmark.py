@@ -66,7 +66,9 @@ def question_scale(question_type: str, text: str) -> Scale | None:
 # The paper's Table 1 headers.
 LABELS = {"object_counting": "ObjCount", "object_abs_distance": "AbsDist", "object_size_estimation": "ObjSize",
           "room_size_estimation": "RoomSize", "object_rel_distance": "RelDist", DIRECTION: "RelDir",
-          "route_planning": "RoutePlan", "obj_appearance_order": "ApprOrder"}
+          "route_planning": "RoutePlan", "obj_appearance_order": "ApprOrder",
+          # Its sub-types, as the browser lists them (the paper's table has only their mean).
+          **{f"{DIRECTION}_{d}": f"RelDir {d}" for d in ("easy", "medium", "hard")}}
 
 ELEVEN_THRESHOLDS = ScoringVariant(
     "eleven-thresholds",
@@ -113,6 +115,12 @@ class VsiBenchmark(Benchmark):
         if column is None:
             return None
         return question_scale(column.key, question.meta.get("question", ""))
+
+    def question_text(self, question) -> str | None:
+        # The dataset's `question` field, whole: the prompt adds lmms-eval's pre and post prompts around it,
+        # and some questions go on after their "?" ("If multiple rooms are shown, ...").
+        text = question.meta.get("question")
+        return text.strip() if isinstance(text, str) and text.strip() else None
 
     def objects_overlay(self, release, question):
         """The objects the question names, from the release's meta_info boxes (objects.py); None without them."""

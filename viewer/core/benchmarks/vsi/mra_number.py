@@ -87,6 +87,10 @@ class MraNumberKind(AnswerKind):
         t = truth[:, 0]
         return float(random_distance_score(t, float(t.max())).mean()) if len(t) else 0.0
 
+    def convention_for(self, column, scale=None) -> str:
+        # The example in the question's own unit: a size asked in centimetres is not "3.5 meters".
+        return f"a number first, e.g. \"{scale.example()}\"" if scale is not None else self.convention
+
     def text(self, value) -> str:
         return f"{value:g}"
 
