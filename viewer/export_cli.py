@@ -2,7 +2,7 @@
 
     gst-viewer render RELEASE --uid UID --out FIG.png|.svg|.pdf [--layout map|panel|3d] [--scale 2]
     gst-viewer clip RELEASE --uid UID --out CLIP.mp4|.gif [--seconds 10] [--size 1280x720]
-    gst-viewer gallery RELEASE --out DIR [--executor local|dask [--address ADDR]] [--workers N]
+    gst-viewer gallery RELEASE --out DIR [--uid UID ... | --filter EXPR] [--executor local|dask] [--workers N]
 
 Predictions: `--predictions P ...`, else the release's `predictions/` folder
 when it has one. `--models a,b` keeps some of them (colours stay those of
@@ -152,6 +152,11 @@ def cmd_gallery(argv: list[str]) -> int:
                                             "(slide_01_ED_v.png ...), a grid of all (grid.png) and the "
                                             "choices made (gallery.json).")
     _common(p, uid=False)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--uid", nargs="+", metavar="UID", help="these questions, in this order, a slide each "
+                       "(instead of one picked per task)")
+    which.add_argument("--filter", metavar="EXPR", help="pick among the questions the browser's search keeps: "
+                       "every word in the uid or task, or in one model's answer")
     p.add_argument("--out", required=True, help="output folder (created if missing)")
     p.add_argument("--theme", default="light", choices=("light", "dark", "paper"))
     add_executor_options(p, "the painting of the slides")
@@ -171,6 +176,7 @@ def cmd_gallery(argv: list[str]) -> int:
     executor = batch_executor(args)
     try:
         session, models = _session(args)
+        questions, among = _gallery_questions(session, args)
         ensure_gui_app()
         # What the workers open: the files read here, by absolute path (a worker's folder is its own).
         source = SessionSource(str(Path(args.release).resolve()),
@@ -178,12 +184,29 @@ def cmd_gallery(argv: list[str]) -> int:
                                args.benchmark, uuid.uuid4().hex)
         with ProgressBar("gallery", 13) as bar:
             result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar,
-                                   executor=executor, source=source)
+                                   executor=executor, source=source, questions=questions, among=among)
     finally:
         if executor is not None:
             executor.close()
     missing = [k for k, uid in result.picks.items() if uid is None]
-    if missing:
-        print(f"gst-viewer: no question for {', '.join(missing)} in this release", file=sys.stderr)
-    print(f"{len(result.slides)} slides and {result.grid} in {Path(args.out)}")
+    if missing and questions is None:
+        where = "among the questions --filter keeps" if among is not None else "in this release"
+        print(f"gst-viewer: no question for {', '.join(missing)} {where}", file=sys.stderr)
+    n = len(result.slides)
+    print(f"{n} slide{'s' if n != 1 else ''} and {result.grid} in {Path(args.out)}")
     return EXIT_OK
+
+
+def _gallery_questions(session, args):
+    """(the questions named by --uid, or None; the mask --filter keeps, or None). An unknown uid is an error
+    naming it (and the closest ones); a filter that keeps nothing is one too."""
+    if args.uid:
+        from .core.talk.showcase import find_question
+        return [find_question(session.release, u) for u in args.uid], None
+    if args.filter is None:
+        return None, None
+    from .core.browse import BrowseFilter, BrowseIndex
+    mask = BrowseIndex(session.release).mask(BrowseFilter(text=args.filter), session.results)
+    if not mask.any():
+        raise UserError(f"--filter {args.filter!r}: no question's uid, task or answer contains every word")
+    return None, mask

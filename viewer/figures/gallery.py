@@ -29,7 +29,7 @@ from ..core.executors import Executor
 from ..core.scene.model import link_question
 from ..core.scene.sources import SceneLibrary
 from ..core.session import Session
-from ..core.talk.gallery_pick import pick_examples
+from ..core.talk.gallery_pick import pick_examples, rate_chosen
 from ..core.talk.storyboard import TRUTH
 from ..render.scene_assets import SceneAssets
 from .canvas import draw_text, ensure_gui_app
@@ -79,9 +79,14 @@ class SlideImages:
 def build_gallery(session: Session, out_dir: Path, models: list[int] | None = None, theme: Theme = TALK_LIGHT,
                   progress: Callable[[int, int], None] | None = None,
                   cancelled: Callable[[], bool] | None = None,
-                  executor: Executor | None = None, source: SessionSource | None = None) -> GalleryResult:
+                  executor: Executor | None = None, source: SessionSource | None = None,
+                  questions: list[int] | None = None, among=None) -> GalleryResult:
     """Slides, grid.png and gallery.json in `out_dir`; the slides painted here, or by `executor`'s
-    workers, which open `source` (required with an executor) instead of `session`."""
+    workers, which open `source` (required with an executor) instead of `session`.
+
+    Which questions: one picked per task (`core/talk/gallery_pick`), among the questions the mask
+    `among` keeps when given (`--filter`); or exactly `questions` (indices, `--uid`), in their order.
+    """
     if executor is not None and source is None:
         raise ValueError("an executor's workers need the session's source")
     out_dir = Path(out_dir)
@@ -104,11 +109,17 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
         return links[qi]
 
     shown = list(range(len(session.results))) if models is None else models
-    picks = pick_examples(release, link, [session.results[m].score for m in shown])
-    chosen = [(k, c) for k, c in picks.items() if c is not None]
+    scores = [session.results[m].score for m in shown]
+    if questions is not None:
+        chosen = rate_chosen(release, link, list(questions), scores)
+        picks = {k: c for k, c in chosen}
+    else:
+        picks = pick_examples(release, link, scores, among)
+        chosen = [(k, c) for k, c in picks.items() if c is not None]
     if not chosen:
         bench = release.benchmark
-        raise UserError(f"{release.root}: no question of the {len(bench.columns)} {bench.title} tasks to show")
+        which = "" if among is None else " that the filter keeps"
+        raise UserError(f"{release.root}: no question of the {len(bench.columns)} {bench.title} tasks{which} to show")
     keys = [k for k, _ in chosen]
 
     def check_cancelled() -> None:
@@ -135,7 +146,8 @@ def build_gallery(session: Session, out_dir: Path, models: list[int] | None = No
         _write(path, images[key].png)
         slides.append(path)
     grid = out_dir / "grid.png"
-    _write(grid, png_bytes(grid_image([(k, images[k].tile_image()) for k in keys], theme, session)))
+    _write(grid, png_bytes(grid_image([(k, images[k].tile_image()) for k in keys], theme, session,
+                                      chosen=questions is not None)))
     index = {key: {"uid": release.uids[c.qi], "score": round(c.score, 3), "caveats": c.reasons}
              for key, c in chosen}
     _write(out_dir / "gallery.json", (json.dumps(index, indent=2) + "\n").encode("utf-8"))
@@ -202,10 +214,9 @@ def _write(path: Path, data: bytes) -> None:
         raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
 
 
-def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) -> QImage:
-    """Tiles in Table-1 column order, GRID_COLUMNS across, under a one-line header."""
-    order = {k: i for i, k in enumerate(session.release.benchmark.keys)}
-    tiles = sorted(tiles, key=lambda t: order.get(t[0], 99))
+def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session, chosen: bool = False) -> QImage:
+    """Tiles in the order given (the picks' Table-1 column order, or the user's), GRID_COLUMNS across, under a
+    one-line header; `chosen`: the questions were named by the user, not one picked per task."""
     tw, th_ = TILE_SIZE
     gap = 16
     head = 64
@@ -221,7 +232,9 @@ def grid_image(tiles: list[tuple[str, QImage]], theme: Theme, session: Session) 
     models = ", ".join(r.model for r in session.results) or "no predictions"
     n_all = len(session.release.benchmark.keys)
     which = f"each of the {n_all} tasks" if len(tiles) == n_all else f"{len(tiles)} of the {n_all} tasks"
-    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), f"{session.release.benchmark.title}: one question of {which}, "
+    what = (f"{len(tiles)} chosen question{'s' if len(tiles) != 1 else ''}" if chosen
+            else f"one question of {which}")
+    draw_text(p, QRectF(gap, 0, w - 2 * gap, head), f"{session.release.benchmark.title}: {what}, "
               f"with the ground truth and each model's answer and score ({models})",
               _header_font(theme),
               theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)

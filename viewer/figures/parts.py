@@ -14,8 +14,8 @@ from .theme import Theme
 
 
 def paint_title(p: QPainter, rect: QRectF, story: QuestionStory, theme: Theme, show_uid: bool = True) -> None:
-    """"ED_v  Egocentric direction (visual)  GST-Bench" on the left (the benchmark's short label in the badge,
-    its name after the title), the uid small on the right."""
+    """"ED_v  Egocentric direction (visual)" on the left (the benchmark's short label in the badge), the
+    benchmark's name and the uid small on the right (without the uid: the name after the title)."""
     font = theme.font(1.35, bold=True)
     fm = QFontMetricsF(font)
     badge = f" {story.label} "
@@ -30,12 +30,13 @@ def paint_title(p: QPainter, rect: QRectF, story: QuestionStory, theme: Theme, s
     draw_text(p, QRectF(x, rect.top(), room, fm.height() * 1.15), story.title, font,
               theme.text, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
     bench_x = x + title_w + theme.font_px * 0.8
-    if story.benchmark and rect.right() - uid_w - bench_x > theme.font_px * 3:
-        draw_text(p, QRectF(bench_x, rect.top(), rect.right() - uid_w - bench_x, fm.height() * 1.15),
+    if not show_uid and story.benchmark:
+        draw_text(p, QRectF(bench_x, rect.top(), rect.right() - bench_x, fm.height() * 1.15),
                   story.benchmark, theme.font(0.9), theme.muted,
                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, wrap=False)
-    if show_uid:
-        draw_text(p, QRectF(rect.right() - uid_w, rect.top(), uid_w, fm.height() * 1.15), story.uid,
+    if show_uid:               # the benchmark's name goes with the uid, which never crowds the title
+        where = f"{story.benchmark}  ·  {story.uid}" if story.benchmark else story.uid
+        draw_text(p, QRectF(rect.right() - uid_w, rect.top(), uid_w, fm.height() * 1.15), where,
                   theme.font(0.62), theme.muted, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                   wrap=False)
 

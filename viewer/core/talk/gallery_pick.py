@@ -80,15 +80,17 @@ def rate(release: Release, qi: int, geometry: QuestionGeometry | None, scores: l
 
 
 def pick_examples(release: Release, link: Callable[[int], QuestionGeometry | None],
-                  model_scores: list[np.ndarray] = ()) -> dict[str, Candidate | None]:
+                  model_scores: list[np.ndarray] = (), among: np.ndarray | None = None) -> dict[str, Candidate | None]:
     """Per column key, the best-rated question (None for a column without questions).
 
     `link(qi)` gives a question's scene geometry (None when the release has none);
-    `model_scores` are the models' per-question scores (ModelResult.score).
+    `model_scores` are the models' per-question scores (ModelResult.score); `among`, a mask
+    over the questions, keeps the choice to those (`gallery --filter`).
     """
     out: dict[str, Candidate | None] = {}
     for c, col in enumerate(release.benchmark.columns):
-        rows = np.flatnonzero(release.column == c).tolist()
+        keep = release.column == c
+        rows = np.flatnonzero(keep if among is None else keep & among).tolist()
         rows.sort(key=lambda i: natural_key(release.uids[i]))
         best: Candidate | None = None
         for qi in rows:
@@ -96,4 +98,18 @@ def pick_examples(release: Release, link: Callable[[int], QuestionGeometry | Non
             if best is None or cand.score > best.score:
                 best = cand
         out[col.key] = best
+    return out
+
+
+def rate_chosen(release: Release, link: Callable[[int], QuestionGeometry | None], questions: list[int],
+                model_scores: list[np.ndarray] = ()) -> list[tuple[str, Candidate]]:
+    """The questions a user named (`gallery --uid`), in their order, each rated as a pick would be
+    (its caveats said in gallery.json) and named by its column key, "-2", "-3" for a key's later ones."""
+    out, seen = [], {}
+    for qi in questions:
+        col = release.questions[qi].column
+        key = col.key if col is not None else "unknown"
+        seen[key] = seen.get(key, 0) + 1
+        out.append((key if seen[key] == 1 else f"{key}-{seen[key]}",
+                    rate(release, qi, link(qi), [float(s[qi]) for s in model_scores])))
     return out
