@@ -99,3 +99,41 @@ def test_meta_info_draws_the_questions_objects_from_above(qtbot, make_inspector,
     assert labels == ["fan", "lamp", "radiator"]                         # the objects the question names
     assert len(ov.of(pr.Polygon, pr.TARGET)) == 3
     assert sv.chart_stack.currentWidget() is sv.charts["option-texts"]              # the options still beside it
+
+
+def test_task_and_scene_cells_read_whole_at_1600x1000(make_inspector, tmp_path):
+    """The browser lists VSI-Bench's short task labels ("ObjCount", "RelDir medium") and its scene ids whole:
+    no cell of either column is elided, judged by the table's own font metrics, for every question of the
+    five Gemini-study scenes, as listed, after a sort by task and after a filter."""
+    from PyQt6.QtWidgets import QStyle
+
+    from viewer.core.browse import BrowseFilter
+
+    root = tmp_path / "all"
+    shutil.copytree(GEMINI / "scannet_questions", root)
+    shutil.copytree(DATA / "vsi-meta-info" / "meta_info", root / "meta_info")
+    win, state = make_inspector(root, sorted((GEMINI / "gemini_response").glob("*.json")), size=(1600, 1000))
+    browser = win.browser
+    table, model = browser.table, browser.model
+    fm = table.fontMetrics()
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    bench = state.session.release.benchmark
+
+    def check_every_row():
+        for key in ("column", "scene"):
+            col = model.column_of(key)
+            room = table.columnWidth(col) - margin
+            for row in range(model.rowCount()):
+                text = model.data(model.index(row, col))
+                assert fm.horizontalAdvance(text) <= room, (key, text, room)
+
+    assert model.rowCount() == 291
+    labels = {model.data(model.index(r, model.column_of("column"))) for r in range(model.rowCount())}
+    assert labels == {bench.label(c.key) for c in bench.columns}
+    assert {"ObjCount", "AbsDist", "RelDir medium", "ApprOrder"} <= labels
+    check_every_row()
+    model.sort(model.column_of("column"))
+    check_every_row()
+    state.filter = BrowseFilter(text="scene0697_01")
+    assert 0 < model.rowCount() < 291
+    check_every_row()
