@@ -137,3 +137,21 @@ def test_task_and_scene_cells_read_whole_at_1600x1000(make_inspector, tmp_path):
     state.filter = BrowseFilter(text="scene0697_01")
     assert 0 < model.rowCount() < 291
     check_every_row()
+
+
+@pytest.mark.parametrize("uid, objects", [
+    ("scene0207_02#13", ["bed"]),                                  # object size: "... of the bed ..."
+    ("scene0207_02#0", ["chair", "counter", "mirror", "pillow", "towel 1", "towel 2"]),   # relative distance
+])
+def test_the_real_meta_info_draws_the_questions_objects_in_the_window(make_inspector, tmp_path, uid, objects):
+    """thinking-in-space's own meta_info (the committed excerpt of the real files), dropped beside the
+    release: the question's objects on its top-down, the answers' chart beside it."""
+    root = tmp_path / "real"
+    shutil.copytree(GEMINI / "scannet_questions", root)
+    shutil.copytree(DATA / "vsi-meta-info" / "meta_info", root / "meta_info")
+    win, state = make_inspector(root, sorted((GEMINI / "gemini_response").glob("*.json")), uid=uid)
+    sv = win.sample_view
+    assert sv.answer_stack.currentWidget() is sv.map_panel
+    ov = sv.map_panel.view.overlay
+    assert sorted(p.text for p in ov.of(pr.Label, pr.TARGET)) == objects
+    assert len(ov.of(pr.Polygon, pr.TARGET)) == len(objects)
