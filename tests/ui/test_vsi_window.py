@@ -57,6 +57,10 @@ def test_multiple_choice_shows_the_option_texts_truth_and_picks(make_inspector, 
 ])
 def test_numeric_bars_are_labelled_in_the_questions_unit(make_inspector, tmp_path, k, axis, truth_text):
     win, state = make_inspector(vsi_release(tmp_path), PREDS, uid=f"{SCENE}#{k}")
+    # The header above: the benchmark's short label and the truth in the question's unit, as in figures.
+    header = win.sample_view.header.text()
+    assert "ground truth <b style='color:#" in header and f">{truth_text}</b>" in header
+    assert state.session.release.benchmark.label(state.session.release.questions[state.question].column.key) in header
     bars = win.sample_view.charts["bars"]
     assert win.sample_view.chart_stack.currentWidget() is bars
     assert bars.item.getAxis("bottom").labelText == axis

@@ -23,6 +23,7 @@ from ..core import browse
 from ..core.release import Question
 from ..core.session import Session
 from ..core.state import InspectorState
+from ..core.talk.showcase import truth_for_people
 from . import style
 
 
@@ -61,9 +62,9 @@ class SampleHeader(QLabel):
             return
         q = session.release.questions[qi]
         c = q.column
-        key = c.key if c else "?"
+        key = browse.column_label(q.column_index, q.benchmark)      # the benchmark's short label
         title = c.title if c else f"unknown task {q.task}"
-        truth = browse.truth_text(session.release, qi)
+        truth = truth_for_people(session.release, qi)             # in the question's unit, as the figures
         self.setText(
             f"<span style='font-size:13pt'>{style.badge_html(key, '#455A64')}&nbsp; "
             f"<b>{html.escape(title)}</b></span>"

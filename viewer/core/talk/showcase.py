@@ -155,6 +155,12 @@ def value_text(q: Question, value) -> str:
     return q.kind.text(value)
 
 
+def truth_for_people(release: Release, qi: int) -> str:
+    """Question qi's ground truth in its unit ("228 cm"); an unreadable one as the browser says it."""
+    q = release.questions[qi]
+    return value_text(q, q.truth.value) if q.kind is not None and q.truth.ok else truth_text(release, qi)
+
+
 def build_story(session: Session, qi: int, models: list[int] | None = None) -> QuestionStory:
     release = session.release
     q = release.questions[qi]
@@ -169,7 +175,7 @@ def build_story(session: Session, qi: int, models: list[int] | None = None) -> Q
                                    else answer_text(r, release, qi),
                                    None if math.isnan(s) else s, str(r.status[qi]),
                                    r.parsed(release, qi)))
-    truth = value_text(q, q.truth.value) if q.kind is not None and q.truth.ok else truth_text(release, qi)
+    truth = truth_for_people(release, qi)
     bench = q.benchmark
     return QuestionStory(qi, q, col.key if col else "?", col.title if col else q.task,
                          bench.label(col.key) if col else "?", bench.title,
