@@ -26,7 +26,7 @@ from ..render.scene_assets import SceneAssets
 from . import theme as th
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
 from .charts import chart_painter
-from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
+from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map, shown_box
 from .parts import (
     paint_answers,
     paint_options,
@@ -114,7 +114,10 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     if s.is_choice:
         body_h = inner * 0.82
     elif s.map_q is not None:
-        body_h = inner * s.map_q.height() / s.map_q.width()
+        # The map cropped to its content: a wide apartment on a square image leaves no empty bands.
+        x0, y0, x1, y1 = (shown_box(s.media.overlay, s.map_q) if s.media.overlay is not None
+                          else (0, 0, s.map_q.width(), s.map_q.height()))
+        body_h = inner * (y1 - y0) / (x1 - x0)
         entries += map_legend(s.media.overlay, EVERYTHING, None, {})
     else:                          # no map: the answer chart, or nothing (the layout closes up)
         body_h = inner * 0.5 if chart is not None else 0.0
