@@ -204,13 +204,16 @@ class Overlay:
         items = [e for e in self.legend if visible is None or all(layer in visible for layer in e.layers)]
         return sorted(items, key=lambda e: (LEGEND_ORDER.index(e.kind), e.model or 0))
 
-    def extent(self) -> tuple[float, float, float, float] | None:
-        """Bounding box of the answer's drawings (truth and models, not the path), in map pixels."""
+    def extent(self, points: bool = True) -> tuple[float, float, float, float] | None:
+        """Bounding box of the answer's drawings (truth and models, not the path), in map pixels;
+        without `points`, only its lines and rays (a point past the map is drawn on its edge)."""
         pts = []
         for p in self.items:
             if p.role not in (TRUTH, MODEL) and not (p.role == VIEWPOINT and isinstance(p, Marker)):
                 continue
             if isinstance(p, (Sector, Ring)):
+                continue
+            if not points and (isinstance(p, Marker) or isinstance(p, Polyline) and len(p.points) <= 2):
                 continue
             xy = p.at if isinstance(p, Marker) else getattr(p, "points", None)
             if xy is not None:
@@ -253,7 +256,7 @@ class Overlay:
             x1, y1 = min(w, max(b[2] for b in boxes)), min(h, max(b[3] for b in boxes))
             pad = 0.02 * max(x1 - x0, y1 - y0)
             x0, y0, x1, y1 = max(0.0, x0 - pad), max(0.0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
-        ext = self.extent()
+        ext = self.extent(points=False)
         if ext is not None:
             x0, y0 = max(min(x0, ext[0]), -FIT_MARGIN * w), max(min(y0, ext[1]), -FIT_MARGIN * h)
             x1, y1 = min(max(x1, ext[2]), (1 + FIT_MARGIN) * w), min(max(y1, ext[3]), (1 + FIT_MARGIN) * h)

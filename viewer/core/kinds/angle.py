@@ -11,6 +11,8 @@ from .base import NumberKind, register
 # then never sits on the green truth ray or on the red target.
 TRUTH_BEYOND = 1.15
 MODEL_BEYOND = 1.3
+MODEL_SHORT = 0.6          # an answer far off the truth: its ray stops at this share of the truth's ...
+MODEL_CLEARANCE = 0.3      # ... when its tip is this far (a share of the truth's ray) from the truth and the target
 
 
 class AngleKind(NumberKind):
@@ -58,8 +60,13 @@ class AngleKind(NumberKind):
             ray = ctx.ray(ctx.truth, length)
             self._truth(ctx, ray, [ctx.wedge(ctx.truth, tau, length) for tau in self.bands[::-1]])
             tips.append(ray[1])
+        truth_ray = ctx.ray(ctx.truth, length) if ctx.truth is not None else None
         for m, v in ctx.answers:
-            ray = ctx.ray(v, length * MODEL_BEYOND)
+            # An answer far off the truth stops short, where it is clear of the truth and the target:
+            # the view then holds all of it without reaching across the map.
+            ray = ctx.ray(v, length * MODEL_SHORT)
+            if truth_ray is None or not ctx.clear_of(ray[1], [truth_ray], MODEL_CLEARANCE * length):
+                ray = ctx.ray(v, length * MODEL_BEYOND)
             ctx.overlay.add(pr.Arrow(pr.MODEL, m, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW, points=ray))
             tips.append(ray[1])
         ctx.focus_on(tips)
