@@ -137,7 +137,7 @@ def cmd_clip(argv: list[str]) -> int:
     try:
         if subject.media.frames is not None and subject.media.frames.note:
             print(f"gst-viewer: {subject.media.frames.note}", file=sys.stderr)
-        with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1) as bar:
+        with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1, plain=True) as bar:
             result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
     finally:
         subject.close()
@@ -179,7 +179,7 @@ def cmd_gallery(argv: list[str]) -> int:
         source = SessionSource(str(Path(args.release).resolve()),
                                tuple(str(Path(x).resolve()) for x in _prediction_paths(args)),
                                args.benchmark, uuid.uuid4().hex)
-        with ProgressBar("gallery", 13) as bar:
+        with ProgressBar("gallery", 13, plain=True) as bar:
             result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar,
                                    executor=executor, source=source)
     finally:
