@@ -162,3 +162,54 @@ def test_3d_stills_read_like_the_map_and_lay_the_path_on_the_floor():
     low = on_the_floor(ov, floor_z=0.0)
     assert np.allclose(low.items[0].points[:, 2], 0.02) and np.allclose(low.items[1].points[:, 2], 1.5)
     assert np.allclose(path.points[:, 2], 1.5)                   # the overlay given is left as it was
+
+
+def test_3d_still_draws_the_video_path_with_the_time_gradient():
+    """issue 28: the still's path was flat yellow, near a model's orange; the window colours it by time."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QImage, QPainter
+
+    from viewer.core import primitives as pr
+    from viewer.figures import theme as th
+    from viewer.figures.canvas import ensure_gui_app, qimage_to_rgb, rgb_to_qimage
+    from viewer.figures.parts import paint_still, still_legend
+    from viewer.render.still_camera import look_at, render_still
+
+    ensure_gui_app()
+
+    class Grey:                      # the ray-cast image only: a plain grey room seen from anywhere
+        def render_view(self, pose, intr):
+            w, h = int(intr[0]), int(intr[1])
+            return SimpleNamespace(color=np.full((h, w, 3), 128, np.uint8), depth=np.full((h, w), 3.0))
+
+    xs = np.linspace(-2.0, 2.0, 41)
+    path = pr.Polyline(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH,
+                       points=np.stack([xs, np.zeros_like(xs), np.zeros_like(xs)], axis=1))
+    pose = look_at([0.0, -5.0, 3.0], [0.0, 0.0, 0.0])
+    still = render_still(Grey(), pr.Overlay(items=[path]), pose, 320, 180)
+    assert len(still.path_times) == 40 and still.path_times[0] == 0.0 and still.path_times[-1] == 1.0
+    assert np.all(np.diff(still.path_times) > 0)
+    img = QImage(320, 180, QImage.Format.Format_RGB888)
+    p = QPainter(img)
+    where = paint_still(p, QRectF(0, 0, 320, 180), still, rgb_to_qimage(still.image), th.PAPER)
+    p.end()
+    rgb = qimage_to_rgb(img).astype(int)
+    # Along the path (left = start, right = end): dark viridis at the start, light at its end, no yellow-orange.
+    start, end = still.lines[0][1][0][0], still.lines[0][1][-1][1]
+    s = where.width() / 320
+
+    def colour_at(pt):
+        x, y = int(round(pt[0] * s)), int(round(pt[1] * s))
+        return rgb[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+
+    first, last = (np.array([c.red(), c.green(), c.blue()]) for c in (th.viridis(0.0), th.viridis(1.0)))
+    a, b = colour_at(start + (3, 0)), colour_at(end - (3, 0))
+
+    def nearer(c, x, y) -> bool:
+        return np.abs(c - x).sum() < np.abs(c - y).sum()
+    assert nearer(a, first, last) and nearer(b, last, first)      # dark at the start, light at the end
+    assert np.abs(a - b).sum() > 200                              # a gradient, not one flat colour
+    assert [e.kind for e in still_legend(still, None, {})] == ["path"]

@@ -29,6 +29,9 @@ class Still:
     # Named 2D polylines in image pixels: ("trajectory"|"query"|"target"|"truth"|("model", m), lines)
     lines: list[tuple[object, list[np.ndarray]]] = field(default_factory=list)
     points: list[tuple[object, np.ndarray]] = field(default_factory=list)
+    # For the video's path, each drawn segment's time along the video (0 = first frame, 1 = last):
+    # it is drawn with the time gradient the window's map and 3D view use.
+    path_times: list[float] = field(default_factory=list)
 
 
 def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
@@ -80,10 +83,11 @@ def _project_cam(intr, cam: np.ndarray) -> np.ndarray:
     return np.stack([fx * cam[..., 0] / cam[..., 2] + cx, fy * cam[..., 1] / cam[..., 2] + cy], axis=-1)
 
 
-def project_segments(c2w, intr, segments: np.ndarray) -> list[np.ndarray]:
-    """(S, 2, 3) world segments -> 2-point pixel polylines, clipped at the near plane."""
+def project_segments(c2w, intr, segments: np.ndarray, kept: list | None = None) -> list[np.ndarray]:
+    """(S, 2, 3) world segments -> 2-point pixel polylines, clipped at the near plane; `kept`
+    receives the index of each segment drawn."""
     out = []
-    for a, b in np.asarray(segments, float).reshape(-1, 2, 3):
+    for k, (a, b) in enumerate(np.asarray(segments, float).reshape(-1, 2, 3)):
         if not (np.isfinite(a).all() and np.isfinite(b).all()):
             continue
         ca, cb = _to_camera(c2w, a), _to_camera(c2w, b)
@@ -94,6 +98,8 @@ def project_segments(c2w, intr, segments: np.ndarray) -> list[np.ndarray]:
             cut = ca + t * (cb - ca)
             ca, cb = (cut, cb) if ca[2] < NEAR else (ca, cut)
         out.append(_project_cam(intr, np.stack([ca, cb])))
+        if kept is not None:
+            kept.append(k)
     return out
 
 
@@ -178,7 +184,11 @@ def render_still(raycaster, overlay: Overlay, pose: np.ndarray, width: int, heig
     still = Still(_brighten(view.color, view.depth), pose, intr)
     for item in overlay.drawn():
         name = ("model", item.model) if item.role == pr.MODEL else _LINE_NAMES.get(item.role)
-        if isinstance(item, pr.Polyline):
+        if isinstance(item, pr.Polyline) and item.role == pr.PATH:
+            kept: list[int] = []
+            still.lines.append((name, project_segments(pose, intr, polyline_segments(item.points), kept)))
+            still.path_times = [k / max(len(item.points) - 2, 1) for k in kept]
+        elif isinstance(item, pr.Polyline):
             still.lines.append((name, project_segments(pose, intr, polyline_segments(item.points))))
         elif isinstance(item, pr.Arrow):
             still.lines.append((name, project_segments(pose, intr, np.asarray(item.points)[None])))
