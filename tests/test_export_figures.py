@@ -213,3 +213,25 @@ def test_3d_still_draws_the_video_path_with_the_time_gradient():
     assert nearer(a, first, last) and nearer(b, last, first)      # dark at the start, light at the end
     assert np.abs(a - b).sum() > 200                              # a gradient, not one flat colour
     assert [e.kind for e in still_legend(still, None, {})] == ["path"]
+
+
+def test_an_overview_still_is_cropped_to_the_scene_and_its_lines():
+    """A wide apartment seen from above is a band across a 16:9 frame: the figure keeps the band."""
+    import numpy as np
+
+    from viewer.render.still_camera import Still, crop_to_content
+    hit = np.zeros((90, 160), bool)
+    hit[30:60, 10:150] = True                          # the scene: a band
+    image = np.zeros((90, 160, 3), np.uint8)
+    image[hit] = 200
+    line = np.array([[20.0, 25.0], [100.0, 40.0]])     # a line reaching above the band
+    still = Still(image, np.eye(4), (160, 90, 100.0, 100.0, 80.0, 45.0), [("trajectory", [line])],
+                  [("query", np.array([50.0, 45.0]))], [0.0], hit)
+    out = crop_to_content(still)
+    h, w = out.image.shape[:2]
+    # Content x 10..150, y 25 (the line) ..60, grown by 4 % of 140 px = 5.6 px: x 4..156, y 19..66.
+    assert (w, h) == (152, 47)
+    assert out.intrinsics[:2] == (152, 47) and out.intrinsics[4:] == (76.0, 26.0)
+    np.testing.assert_allclose(out.lines[0][1][0], line - [4, 19])
+    np.testing.assert_allclose(out.points[0][1], [46.0, 26.0])
+    assert (out.image[out.hit] == 200).all() and out.hit.sum() == hit.sum()     # nothing of the scene lost

@@ -251,7 +251,7 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
 def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, width: int = 1280,
                  pixels: float = 1.0) -> tuple[tuple[int, int], Paint]:
     """A ray-cast still of the scene with the overlay lines; `pixels` = render resolution factor."""
-    from ..render.still_camera import choose_pose, map_up_direction, on_the_floor, render_still
+    from ..render.still_camera import choose_pose, crop_to_content, map_up_direction, on_the_floor, render_still
     g = s.media.geometry
     if g is None or g.scene is None or s.media.overlay3d is None:
         raise UserError(f"--layout 3d: question {s.story.uid!r} has no scene metadata "
@@ -263,7 +263,6 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
         caster = mesh._cache["still_raycaster"] = Raycaster(mesh.without_instances(mesh.kind_mask("ceiling")))
     m = theme.font_px * 1.5
     inner = width - 2 * m
-    img_h = inner * 9 / 16
     # The overview turned as the question's map is, north up.
     map_up = map_up_direction(g.topdown.world_to_pixel) if g.topdown is not None else None
     pose = choose_pose(camera, s.media.overlay3d, mesh.bounds(),
@@ -276,6 +275,9 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
     if camera != "overview":
         overlay = on_the_floor(overlay, floor_z)
     still = render_still(caster, overlay, pose, w_px, int(round(w_px * 9 / 16)))
+    if camera == "overview":            # from above, the scene is a band across the frame: keep the band
+        still = crop_to_content(still)
+    img_h = inner * still.image.shape[0] / still.image.shape[1]
     image = rgb_to_qimage(still.image)
     entries = answer_legend(s.story) + still_legend(still, None, {})
     leg_h = legend_height(entries, inner, theme)
