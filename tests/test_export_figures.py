@@ -235,3 +235,39 @@ def test_an_overview_still_is_cropped_to_the_scene_and_its_lines():
     np.testing.assert_allclose(out.lines[0][1][0], line - [4, 19])
     np.testing.assert_allclose(out.points[0][1], [46.0, 26.0])
     assert (out.image[out.hit] == 200).all() and out.hit.sum() == hit.sum()     # nothing of the scene lost
+
+
+GP_OCCUPANCY = "scene1_Object_Localization_Global_Position_visual_potted_plant_yzwbdf_2_video_0"
+
+
+@pytest.fixture(scope="module")
+def gp_subject(subjects):
+    from viewer.figures.layouts import prepare
+    session = subjects["angle"].session
+    s = prepare(session, session.release.index[GP_OCCUPANCY], frames=False)
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("kind", ["angle", "distance", "point", "gp"])
+def test_a_map_figure_is_cropped_to_the_map_content(subjects, gp_subject, kind):
+    """issue 28: a wide apartment on a square map image left a quarter of the figure empty. The figure
+    now shows the part of the map image that is not its empty surroundings, and all that is drawn."""
+    from viewer.figures.canvas import qimage_to_rgb
+    from viewer.figures.map_painter import content_box, shown_box
+    s = gp_subject if kind == "gp" else subjects[kind]
+    ov = s.media.overlay
+    rgb = qimage_to_rgb(s.map_q)
+    # The demo's maps: the apartment is wider than tall on its image, with empty bands around it.
+    content = content_box(s.map_q, ov.width, ov.height)
+    background = rgb[0, 0]
+    rows = np.flatnonzero((np.abs(rgb.astype(int) - background) > 12).any(axis=(1, 2)))
+    assert content[1] == pytest.approx(rows[0] * ov.height / rgb.shape[0])
+    box = shown_box(ov, s.map_q)
+    drawn = ov.drawn_box()
+    clip = (max(drawn[0], 0), max(drawn[1], 0), min(drawn[2], ov.width), min(drawn[3], ov.height))
+    assert box[0] <= clip[0] and box[1] <= clip[1] and box[2] >= clip[2] and box[3] >= clip[3]
+    assert box[0] <= content[0] and box[1] <= content[1] and box[2] >= content[2] and box[3] >= content[3]
+    if kind == "gp":
+        # An occupancy image with black bands above and below a wide apartment: the bands are gone.
+        assert (box[3] - box[1]) / (box[2] - box[0]) < 0.75 * ov.height / ov.width

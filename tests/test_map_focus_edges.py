@@ -208,3 +208,27 @@ def test_window_map_draws_markers_and_path_inside_the_map(qtbot):
     assert len(points) > 4
     assert _inside((0.0, 0.0, 200.0, 100.0), np.array(points))
     assert marks == 2                               # the model's edge mark and where the path leaves
+
+
+def test_clips_and_slides_show_the_whole_map_while_the_video_plays_then_the_focus(direction_subjects, monkeypatch):
+    from viewer.figures import map_painter, story_frame
+    from viewer.figures.story_frame import StoryPainter
+    from viewer.figures.theme import TALK_DARK
+    s = next(x for x in direction_subjects if x.media.overlay.focus is not None)
+    shown = []
+    real = story_frame.paint_map
+
+    def recording(p, rect, image, ov, *args, **kw):
+        shown.append(map_painter.shown_box(ov, image, kw.get("focused", False)))
+        return real(p, rect, image, ov, *args, **kw)
+    monkeypatch.setattr(story_frame, "paint_map", recording)
+    painter = StoryPainter(s)
+    for stage, frame in (("video", 5), ("question", None), ("answer", None), ("truth", None)):
+        painter.image((640, 360), stage, frame, TALK_DARK)
+    ov = s.media.overlay
+    whole, focus = shown[0], ov.focus
+    # The camera's whole walk: the map (cropped to its content), with all of the path.
+    path = ov.path().points
+    assert _inside(whole, np.clip(path[np.isfinite(path).all(axis=1)], 0, [ov.width, ov.height]))
+    assert (whole[2] - whole[0]) * (whole[3] - whole[1]) > 1.5 * (focus[2] - focus[0]) * (focus[3] - focus[1])
+    assert shown[1:] == [focus] * 3

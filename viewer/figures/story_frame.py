@@ -155,8 +155,9 @@ class StoryPainter:
         right = QRectF(inner.left() + half + gap, top, half, pane_h)
 
         if not s.is_choice:        # first: it masks what spills outside the map (see paint_map)
-            paint_map(p, right, s.map_q, s.media.overlay, t,
-                      layers_at(s.story.question.column, stage, frame), s.media.map_note, mask=rect, focused=True)
+            # The whole map while the camera moves through the video; then where the answer is read.
+            paint_map(p, right, s.map_q, s.media.overlay, t, layers_at(s.story.question.column, stage, frame),
+                      s.media.map_note, mask=rect, focused=stage != VIDEO)
         paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
         draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
                   STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,
