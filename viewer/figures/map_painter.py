@@ -253,7 +253,11 @@ def _arrow_item(p: QPainter, m: _Map, item: pr.Arrow, theme: Theme, layers: Laye
     if item.role == pr.MODEL:
         color = role_color(item)
         _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head, _LINE_STYLE[item.line])
-        draw_marker(p, th.model_shape(item.model), QPointF(*b), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
+        # The tip's marker stays on the map shown (the shaft is cut at its edge), marked when moved.
+        tip, out = m.inside(b, theme.w(6), edge_mark_size(theme))
+        if out is not None:
+            _edge_mark(p, tip + out * theme.w(6), out, color, theme)
+        draw_marker(p, th.model_shape(item.model), QPointF(*tip), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
     else:
         _arrow(p, QPointF(*a), QPointF(*b), role_color(item), theme.w(5), head * 1.2)
 
