@@ -232,3 +232,33 @@ def test_clips_and_slides_show_the_whole_map_while_the_video_plays_then_the_focu
     assert _inside(whole, np.clip(path[np.isfinite(path).all(axis=1)], 0, [ov.width, ov.height]))
     assert (whole[2] - whole[0]) * (whole[3] - whole[1]) > 1.5 * (focus[2] - focus[0]) * (focus[3] - focus[1])
     assert shown[1:] == [focus] * 3
+
+
+def test_a_ray_past_the_map_keeps_its_models_marker_on_the_edge():
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QColor, QImage, QPainter
+
+    from viewer.figures import map_painter as mp
+    from viewer.figures import theme as th
+    from viewer.figures.canvas import ensure_gui_app, qimage_to_rgb
+    ensure_gui_app()
+    ov = pr.Overlay(200, 100)
+    ov.add(pr.Arrow(pr.MODEL, 1, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW, points=np.array([[100.0, 50.0], [100.0, -80.0]])))
+    ov.focus = (0.0, 0.0, 200.0, 100.0)              # the view shows the map only: the tip is past its top
+    map_img = QImage(200, 100, QImage.Format.Format_RGB888)
+    map_img.fill(QColor(255, 255, 255))
+    fig = QImage(400, 300, QImage.Format.Format_RGB888)
+    fig.fill(QColor(10, 10, 10))
+    p = QPainter(fig)
+    where = mp.paint_map(p, QRectF(0, 50, 400, 200), map_img, ov, th.PAPER, mask=QRectF(0, 0, 400, 300),
+                         focused=True)
+    p.end()
+    assert (where.top(), where.bottom()) == (50.0, 250.0)
+    rgb = qimage_to_rgb(fig).astype(int)
+    c = th.model_color(1)
+    near = (np.abs(rgb - [c.red(), c.green(), c.blue()]).sum(axis=2) < 40)
+    rows = np.flatnonzero(near[:, 190:210].any(axis=1))
+    assert not near[:50].any() and rows.min() >= 50          # nothing past the map
+    # The marker (black-outlined, the model's shape) sits just inside the top edge.
+    dark = (rgb[50:90, 185:215] < 30).all(axis=2)
+    assert dark.any()
