@@ -206,14 +206,15 @@ class Overlay:
 
     def extent(self, points: bool = True) -> tuple[float, float, float, float] | None:
         """Bounding box of the answer's drawings (truth and models, not the path), in map pixels;
-        without `points`, only its lines and rays (a point past the map is drawn on its edge)."""
+        without `points`, only its curves (a distance circle): points past the map are drawn on its
+        edge, and rays are cut there."""
         pts = []
         for p in self.items:
             if p.role not in (TRUTH, MODEL) and not (p.role == VIEWPOINT and isinstance(p, Marker)):
                 continue
             if isinstance(p, (Sector, Ring)):
                 continue
-            if not points and (isinstance(p, Marker) or isinstance(p, Polyline) and len(p.points) <= 2):
+            if not points and (isinstance(p, (Marker, Arrow)) or isinstance(p, Polyline) and len(p.points) <= 2):
                 continue
             xy = p.at if isinstance(p, Marker) else getattr(p, "points", None)
             if xy is not None:

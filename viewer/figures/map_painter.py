@@ -248,18 +248,25 @@ def _polyline(p: QPainter, m: _Map, item: pr.Polyline, theme: Theme, layers: Lay
 
 
 def _arrow_item(p: QPainter, m: _Map, item: pr.Arrow, theme: Theme, layers: Layers) -> None:
+    """A ray cut at the map's edge (its head then on the edge, pointing where it goes); a model's
+    marker at its tip, or just inside the edge on the ray when it was cut."""
     a, b = m.pts(item.points)
+    runs, _ = pr.clip_path(np.stack([a, b]), m.edge)
+    if not runs:
+        return
+    a, end = runs[0][0], runs[0][-1]
     head = theme.w(15)
-    if item.role == pr.MODEL:
-        color = role_color(item)
-        _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head, _LINE_STYLE[item.line])
-        # The tip's marker stays on the map shown (the shaft is cut at its edge), marked when moved.
-        tip, out = m.inside(b, theme.w(6), edge_mark_size(theme))
-        if out is not None:
-            _edge_mark(p, tip + out * theme.w(6), out, color, theme)
-        draw_marker(p, th.model_shape(item.model), QPointF(*tip), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
-    else:
-        _arrow(p, QPointF(*a), QPointF(*b), role_color(item), theme.w(5), head * 1.2)
+    if item.role != pr.MODEL:
+        _arrow(p, QPointF(*a), QPointF(*end), role_color(item), theme.w(5), head * 1.2)
+        return
+    color = role_color(item)
+    _arrow(p, QPointF(*a), QPointF(*end), color, theme.w(3), head, _LINE_STYLE[item.line])
+    r = theme.w(6)
+    tip = end
+    length = float(np.hypot(*(end - a)))
+    if not np.allclose(end, b) and length > 0:
+        tip = a + (end - a) / length * max(length - head - r, 0.5 * length)
+    draw_marker(p, th.model_shape(item.model), QPointF(*tip), r, color, QColor(0, 0, 0), theme.w(1.2))
 
 
 def _marker(p: QPainter, m: _Map, item: pr.Marker, theme: Theme, layers: Layers) -> None:

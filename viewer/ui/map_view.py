@@ -220,7 +220,11 @@ class MapView(PlotWithLegend):
             self.add(marker(*at, style.model_shape(item.model), 9, color, QColor(0, 0, 0), 1.0))
 
     def _arrow(self, item: pr.Arrow) -> None:
-        seg = item.points
+        """A ray, cut at the map's edge: its head then sits on the edge, pointing where it goes."""
+        runs, _ = pr.clip_path(item.points, self._map_box())
+        if not runs:
+            return
+        seg = np.stack([runs[0][0], runs[0][-1]])
         color = _role_color(item)
         line = pen(color, 4 if item.role == pr.TRUTH else 2.5)
         line.setStyle(_LINE_STYLE[item.line])
