@@ -208,36 +208,18 @@ class Overlay:
         """Bounding box of the answer's drawings (truth and models, not the path), in map pixels;
         without `points`, only its curves (a distance circle): points past the map are drawn on its
         edge, and rays are cut there."""
-        pts = []
-        for p in self.items:
+        def counted(p) -> bool:
             if p.role not in (TRUTH, MODEL) and not (p.role == VIEWPOINT and isinstance(p, Marker)):
-                continue
+                return False
             if isinstance(p, (Sector, Ring)):
-                continue
-            if not points and (isinstance(p, (Marker, Arrow)) or isinstance(p, Polyline) and len(p.points) <= 2):
-                continue
-            xy = p.at if isinstance(p, Marker) else getattr(p, "points", None)
-            if xy is not None:
-                pts.append(np.atleast_2d(np.asarray(xy, float))[:, :2])
-        if not pts:
-            return None
-        xy = np.concatenate(pts)
-        xy = xy[np.isfinite(xy).all(axis=1)]
-        if not len(xy):
-            return None
-        return (float(xy[:, 0].min()), float(xy[:, 1].min()), float(xy[:, 0].max()), float(xy[:, 1].max()))
+                return False
+            return points or not (isinstance(p, (Marker, Arrow)) or isinstance(p, Polyline) and len(p.points) <= 2)
+        return _bbox([_xy(p) for p in self.items if counted(p)])
 
     def drawn_box(self) -> Box2 | None:
         """Bounding box of everything placed on the map but the distance rings and bands (the answers,
         the view, the target, the video's path), in map pixels."""
-        pts = []
-        for p in self.items:
-            if isinstance(p, (Sector, Ring)):
-                continue
-            xy = p.at if isinstance(p, (Marker, Label)) else getattr(p, "points", None)
-            if xy is not None:
-                pts.append(np.atleast_2d(np.asarray(xy, float))[:, :2])
-        return _bbox(pts)
+        return _bbox([_xy(p) for p in self.items if not isinstance(p, (Sector, Ring))])
 
     def shown_box(self, focused: bool = True, content: Box2 | None = None) -> Box2:
         """The map pixel box a view of this overlay shows first.
@@ -270,7 +252,14 @@ class Overlay:
         return (max(x0, 0.0), max(y0, 0.0), min(x1, float(self.width)), min(y1, float(self.height)))
 
 
-def _bbox(pts: list[np.ndarray]) -> Box2 | None:
+def _xy(p: Primitive) -> np.ndarray | None:
+    """Where a map primitive lies: its point or points, (N, 2); None for one with neither."""
+    xy = p.at if isinstance(p, (Marker, Label)) else getattr(p, "points", None)
+    return None if xy is None else np.atleast_2d(np.asarray(xy, float))[:, :2]
+
+
+def _bbox(pts: list[np.ndarray | None]) -> Box2 | None:
+    pts = [p for p in pts if p is not None]
     if not pts:
         return None
     xy = np.concatenate(pts)
