@@ -162,3 +162,112 @@ def test_3d_stills_read_like_the_map_and_lay_the_path_on_the_floor():
     low = on_the_floor(ov, floor_z=0.0)
     assert np.allclose(low.items[0].points[:, 2], 0.02) and np.allclose(low.items[1].points[:, 2], 1.5)
     assert np.allclose(path.points[:, 2], 1.5)                   # the overlay given is left as it was
+
+
+def test_3d_still_draws_the_video_path_with_the_time_gradient():
+    """issue 28: the still's path was flat yellow, near a model's orange; the window colours it by time."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QImage, QPainter
+
+    from viewer.core import primitives as pr
+    from viewer.figures import theme as th
+    from viewer.figures.canvas import ensure_gui_app, qimage_to_rgb, rgb_to_qimage
+    from viewer.figures.parts import paint_still, still_legend
+    from viewer.render.still_camera import look_at, render_still
+
+    ensure_gui_app()
+
+    class Grey:                      # the ray-cast image only: a plain grey room seen from anywhere
+        def render_view(self, pose, intr):
+            w, h = int(intr[0]), int(intr[1])
+            return SimpleNamespace(color=np.full((h, w, 3), 128, np.uint8), depth=np.full((h, w), 3.0))
+
+    xs = np.linspace(-2.0, 2.0, 41)
+    path = pr.Polyline(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH,
+                       points=np.stack([xs, np.zeros_like(xs), np.zeros_like(xs)], axis=1))
+    pose = look_at([0.0, -5.0, 3.0], [0.0, 0.0, 0.0])
+    still = render_still(Grey(), pr.Overlay(items=[path]), pose, 320, 180)
+    assert len(still.path_times) == 40 and still.path_times[0] == 0.0 and still.path_times[-1] == 1.0
+    assert np.all(np.diff(still.path_times) > 0)
+    img = QImage(320, 180, QImage.Format.Format_RGB888)
+    p = QPainter(img)
+    where = paint_still(p, QRectF(0, 0, 320, 180), still, rgb_to_qimage(still.image), th.PAPER)
+    p.end()
+    rgb = qimage_to_rgb(img).astype(int)
+    # Along the path (left = start, right = end): dark viridis at the start, light at its end, no yellow-orange.
+    start, end = still.lines[0][1][0][0], still.lines[0][1][-1][1]
+    s = where.width() / 320
+
+    def colour_at(pt):
+        x, y = int(round(pt[0] * s)), int(round(pt[1] * s))
+        return rgb[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+
+    first, last = (np.array([c.red(), c.green(), c.blue()]) for c in (th.viridis(0.0), th.viridis(1.0)))
+    a, b = colour_at(start + (3, 0)), colour_at(end - (3, 0))
+
+    def nearer(c, x, y) -> bool:
+        return np.abs(c - x).sum() < np.abs(c - y).sum()
+    assert nearer(a, first, last) and nearer(b, last, first)      # dark at the start, light at the end
+    assert np.abs(a - b).sum() > 200                              # a gradient, not one flat colour
+    assert [e.kind for e in still_legend(still, None, {})] == ["path"]
+
+
+def test_an_overview_still_is_cropped_to_the_scene_and_its_lines():
+    """A wide apartment seen from above is a band across a 16:9 frame: the figure keeps the band."""
+    import numpy as np
+
+    from viewer.render.still_camera import Still, crop_to_content
+    hit = np.zeros((90, 160), bool)
+    hit[30:60, 10:150] = True                          # the scene: a band
+    image = np.zeros((90, 160, 3), np.uint8)
+    image[hit] = 200
+    line = np.array([[20.0, 25.0], [100.0, 40.0]])     # a line reaching above the band
+    still = Still(image, np.eye(4), (160, 90, 100.0, 100.0, 80.0, 45.0), [("trajectory", [line])],
+                  [("query", np.array([50.0, 45.0]))], [0.0], hit)
+    out = crop_to_content(still)
+    h, w = out.image.shape[:2]
+    # Content x 10..150, y 25 (the line) ..60, grown by 4 % of 140 px = 5.6 px: x 4..156, y 19..66.
+    assert (w, h) == (152, 47)
+    assert out.intrinsics[:2] == (152, 47) and out.intrinsics[4:] == (76.0, 26.0)
+    np.testing.assert_allclose(out.lines[0][1][0], line - [4, 19])
+    np.testing.assert_allclose(out.points[0][1], [46.0, 26.0])
+    assert (out.image[out.hit] == 200).all() and out.hit.sum() == hit.sum()     # nothing of the scene lost
+
+
+GP_OCCUPANCY = "scene1_Object_Localization_Global_Position_visual_potted_plant_yzwbdf_2_video_0"
+
+
+@pytest.fixture(scope="module")
+def gp_subject(subjects):
+    from viewer.figures.layouts import prepare
+    session = subjects["angle"].session
+    s = prepare(session, session.release.index[GP_OCCUPANCY], frames=False)
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("kind", ["angle", "distance", "point", "gp"])
+def test_a_map_figure_is_cropped_to_the_map_content(subjects, gp_subject, kind):
+    """issue 28: a wide apartment on a square map image left a quarter of the figure empty. The figure
+    now shows the part of the map image that is not its empty surroundings, and all that is drawn."""
+    from viewer.figures.canvas import qimage_to_rgb
+    from viewer.figures.map_painter import content_box, shown_box
+    s = gp_subject if kind == "gp" else subjects[kind]
+    ov = s.media.overlay
+    rgb = qimage_to_rgb(s.map_q)
+    # The demo's maps: the apartment is wider than tall on its image, with empty bands around it.
+    content = content_box(s.map_q, ov.width, ov.height)
+    background = rgb[0, 0]
+    rows = np.flatnonzero((np.abs(rgb.astype(int) - background) > 12).any(axis=(1, 2)))
+    assert content[1] == pytest.approx(rows[0] * ov.height / rgb.shape[0])
+    box = shown_box(ov, s.map_q)
+    drawn = ov.drawn_box()
+    clip = (max(drawn[0], 0), max(drawn[1], 0), min(drawn[2], ov.width), min(drawn[3], ov.height))
+    assert box[0] <= clip[0] and box[1] <= clip[1] and box[2] >= clip[2] and box[3] >= clip[3]
+    assert box[0] <= content[0] and box[1] <= content[1] and box[2] >= content[2] and box[3] >= content[3]
+    if kind == "gp":
+        # An occupancy image with black bands above and below a wide apartment: the bands are gone.
+        assert (box[3] - box[1]) / (box[2] - box[0]) < 0.75 * ov.height / ov.width

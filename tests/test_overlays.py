@@ -81,12 +81,16 @@ def test_direction_overlay_rays_and_sectors(scene):
     ov = scene_map_overlay(q, qi, results, g, *sr.MAP_SIZE)
     viewpoint = one(ov, pr.Marker, pr.VIEWPOINT).at
     np.testing.assert_allclose(viewpoint, px(sr.CAMERA[:2]))
-    # +90 = to the left of a camera looking along +x = world +y = image up; the ray
-    # ends at the target's distance on the ground (2 m).
-    np.testing.assert_allclose(one(ov, pr.Arrow, pr.TRUTH).points, px([[2.0, 1.0], [2.0, 3.0]]), atol=1e-9)
-    # m1 said 75: rotated 15 degrees from +y towards +x (clockwise from above).
+    # +90 = to the left of a camera looking along +x = world +y = image up; the ray reaches
+    # past the target (2 m away, its far side further): TRUTH_BEYOND times its farthest corner.
+    from viewer.core.kinds.angle import MODEL_BEYOND, TRUTH_BEYOND
+    far = np.linalg.norm(one(ov, pr.Polygon, pr.TARGET).points - viewpoint, axis=1).max() / 20.0  # sr.W: 20 px/m
+    reach = TRUTH_BEYOND * max(2.0, far)
+    assert reach > 2.0
+    np.testing.assert_allclose(one(ov, pr.Arrow, pr.TRUTH).points, px([[2.0, 1.0], [2.0, 1.0 + reach]]), atol=1e-9)
+    # m1 said 75: rotated 15 degrees from +y towards +x (clockwise from above), past the truth's tip.
     a = np.radians(75.0)
-    end = sr.CAMERA[:2] + 2.0 * np.array([np.cos(a), np.sin(a)])
+    end = sr.CAMERA[:2] + MODEL_BEYOND * reach * np.array([np.cos(a), np.sin(a)])
     np.testing.assert_allclose(one(ov, pr.Arrow, pr.MODEL).points, px([sr.CAMERA[:2], end]), atol=1e-9)
     sectors = ov.of(pr.Sector)
     assert [s.level for s in sectors] == [45.0, 30.0, 15.0]          # widest first, drawn under

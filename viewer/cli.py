@@ -88,7 +88,9 @@ def top_help(commands: dict[str, Command]) -> str:
     width = max(len(name) for name in commands)
     from .core.benchmarks import BENCHMARKS
     lines = [f"usage: gst-viewer [RELEASE] [-p PRED ...] [--uid UID] [--benchmark {'|'.join(BENCHMARKS)}] "
-             "[--screenshot OUT.png]",
+             "[--screenshot OUT.png [--size WxH]]",
+             "       gst-viewer --scene DIR        open one scene folder on its own (3D view, maps, path)",
+             "       gst-viewer --version",
              "       gst-viewer COMMAND ... (COMMAND --help for its options)",
              "",
              "Inspect GST-Bench releases and model predictions: without a command, open the window",

@@ -13,8 +13,10 @@ def cmd_make_demo(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="gst-viewer make-demo",
                                 description="Generate a demo release with 3D scenes, videos and predictions.")
     p.add_argument("out", help="output folder")
-    p.add_argument("--scenes", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scenes", type=int, default=3,
+                   help="how many apartments (scenes) to build, each with its video and questions (default 3)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed: the same seed gives the same scenes, questions and predictions (default 0)")
     p.add_argument("--no-scenes", action="store_true",
                    help="write no 3D metadata (scene.json, meshes, meta), as the real release ships")
     p.add_argument("--settings", action="store_true",

@@ -86,7 +86,8 @@ def cmd_render(argv: list[str]) -> int:
     p.add_argument("--scale", type=float, default=2.0, help="PNG pixels per logical pixel (default 2)")
     p.add_argument("--camera", default="overview",
                    help="3d layout: overview (default), query (the current view) or frame:K (video frame K)")
-    p.add_argument("--theme", default="paper", choices=("paper", "light", "dark"))
+    p.add_argument("--theme", default="paper", choices=("paper", "light", "dark"),
+                   help="colours: paper (print), light or dark (projector); default paper")
     args = p.parse_args(argv)
     from .figures.canvas import FORMATS
     out = _output(args.out, FORMATS, "figure", ".png, .svg or .pdf")
@@ -123,7 +124,8 @@ def cmd_clip(argv: list[str]) -> int:
     p.add_argument("--seconds", type=float, default=10.0, help="clip length (default 10)")
     p.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     p.add_argument("--size", default=None, help="WIDTHxHEIGHT (default 1280x720; GIF 800x450)")
-    p.add_argument("--theme", default="dark", choices=("dark", "light", "paper"))
+    p.add_argument("--theme", default="dark", choices=("dark", "light", "paper"),
+                   help="colours: paper (print), light or dark (projector); default dark")
     args = p.parse_args(argv)
     from .figures.clip_export import export_clip, parse_size
     from .figures.theme import THEMES
@@ -135,7 +137,7 @@ def cmd_clip(argv: list[str]) -> int:
     try:
         if subject.media.frames is not None and subject.media.frames.note:
             print(f"gst-viewer: {subject.media.frames.note}", file=sys.stderr)
-        with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1) as bar:
+        with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1, plain=True) as bar:
             result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
     finally:
         subject.close()
@@ -158,7 +160,8 @@ def cmd_gallery(argv: list[str]) -> int:
     which.add_argument("--filter", metavar="EXPR", help="pick among the questions the browser's search keeps: "
                        "every word in the uid or task, or in one model's answer")
     p.add_argument("--out", required=True, help="output folder (created if missing)")
-    p.add_argument("--theme", default="light", choices=("light", "dark", "paper"))
+    p.add_argument("--theme", default="light", choices=("light", "dark", "paper"),
+                   help="colours: paper (print), light or dark (projector); default light")
     add_executor_options(p, "the painting of the slides")
     p.add_argument("--workers", type=int, default=None,
                    help="processes painting slides (--executor local) or a LocalCluster's workers (dask); "
@@ -182,7 +185,7 @@ def cmd_gallery(argv: list[str]) -> int:
         source = SessionSource(str(Path(args.release).resolve()),
                                tuple(str(Path(x).resolve()) for x in _prediction_paths(args)),
                                args.benchmark, uuid.uuid4().hex)
-        with ProgressBar("gallery", 13) as bar:
+        with ProgressBar("gallery", 13, plain=True) as bar:
             result = build_gallery(session, Path(args.out), models, THEMES[args.theme], progress=bar,
                                    executor=executor, source=source, questions=questions, among=among)
     finally:

@@ -257,3 +257,23 @@ def _finite_or_reason(*values: float) -> Recomputed | None:
 def _wrap_int(angle) -> int:
     a = _round_half_away(float(angle))
     return a - 360 if a > 180 else a + 360 if a < -180 else a
+
+
+def distance_to_polyline(p, line) -> float:
+    """Distance from 2D point `p` to the polyline `line` (N, 2)."""
+    p = np.asarray(p, float)[:2]
+    a, b = np.asarray(line, float)[:-1, :2], np.asarray(line, float)[1:, :2]
+    d = b - a
+    t = np.clip(((p - a) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 1e-12), 0.0, 1.0)
+    return float(np.linalg.norm(a + t[:, None] * d - p, axis=1).min())
+
+
+def point_in_polygon(p, poly) -> bool:
+    """Whether 2D point `p` lies inside the closed polygon `poly` (N, 2) (even-odd rule)."""
+    x, y = float(p[0]), float(p[1])
+    inside = False
+    pts = np.asarray(poly, float)[:, :2]
+    for (x0, y0), (x1, y1) in zip(pts, np.roll(pts, -1, axis=0)):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside

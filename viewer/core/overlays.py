@@ -31,6 +31,9 @@ from .release import Question
 from .scene.model import QuestionGeometry
 
 DEFAULT_HFOV = 90.0           # degrees, when a viewpoint has no intrinsics
+FOCUS_PAD = 0.12              # margin around a focus, a share of its larger side
+FOCUS_MIN_SIDE = 0.22         # a focus is at least this share of the map's larger side
+FOCUS_MAX_SHARE = 0.6         # a focus covering more of the map than this is no focus: the whole map is shown
 _ARC_STEPS = 48
 
 
@@ -90,6 +93,45 @@ class MapContext:
 
     def unit_circle(self) -> np.ndarray:
         return _unit_circle()
+
+    def target_far(self) -> float | None:
+        """Metres from the view to the target's farthest drawn point on this map (None: none drawn)."""
+        if self.W is None or self.viewpoint_px is None:
+            return None
+        pts = [np.atleast_2d(p.points) for p in self.overlay.of(pr.Polygon, pr.TARGET)]
+        pts += [np.atleast_2d(p.at) for p in self.overlay.of(pr.Marker, pr.TARGET)]
+        if not pts:
+            return None
+        px_per_m = math.sqrt(abs(np.linalg.det(np.asarray(self.W)[:, :2])))
+        return float(np.linalg.norm(np.concatenate(pts)[:, :2] - self.viewpoint_px, axis=1).max()) / px_per_m
+
+    def clear_of(self, at, lines: list[np.ndarray], margin_m: float) -> bool:
+        """Whether map point `at` lies at least `margin_m` metres from each of `lines` (pixel polylines)
+        and from the target's drawn footprint (outside it)."""
+        px_per_m = math.sqrt(abs(np.linalg.det(np.asarray(self.W)[:, :2])))
+        margin = margin_m * px_per_m
+        at = np.asarray(at, float)[:2]
+        for poly in self.overlay.of(pr.Polygon, pr.TARGET):
+            pts = np.asarray(poly.points, float)[:, :2]
+            if geo.point_in_polygon(at, pts):
+                return False
+            lines = [*lines, np.vstack([pts, pts[:1]])]
+        return all(geo.distance_to_polyline(at, line) >= margin for line in lines)
+
+    def focus_on(self, points) -> None:
+        """Show this answer first (`Overlay.focus`): the view, `points` (map pixels: the rays' tips) and
+        the target, with a margin, and no smaller than FOCUS_MIN_SIDE of the map."""
+        pts = [np.atleast_2d(np.asarray(points, float))[:, :2]]
+        if self.viewpoint_px is not None:
+            pts.append(np.atleast_2d(self.viewpoint_px))
+        pts += [np.atleast_2d(p.points)[:, :2] for p in self.overlay.of(pr.Polygon, pr.TARGET)]
+        pts += [np.atleast_2d(p.at)[:, :2] for p in self.overlay.of(pr.Marker, pr.TARGET)]
+        box = pr.box_around(np.concatenate(pts), FOCUS_PAD, FOCUS_MIN_SIDE * max(self.width, self.height))
+        # Never more than the map: a target across the room gets the whole map (no focus).
+        w, h = float(self.width), float(self.height)
+        box = (max(box[0], 0.0), max(box[1], 0.0), min(box[2], w), min(box[3], h))
+        if (box[2] - box[0]) * (box[3] - box[1]) < FOCUS_MAX_SHARE * w * h:
+            self.overlay.focus = box
 
     # Egocentric angles around the current view (0 = its forward direction, left positive).
     def ray(self, deg: float, length: float) -> np.ndarray:

@@ -26,7 +26,7 @@ from ..render.scene_assets import SceneAssets
 from . import theme as th
 from .canvas import draw_image, draw_text, rgb_to_qimage, save_figure
 from .charts import chart_painter
-from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map
+from .map_painter import answer_legend, legend_height, map_legend, paint_legend, paint_map, shown_box
 from .parts import (
     paint_answers,
     paint_options,
@@ -127,7 +127,10 @@ def map_figure(s: Subject, theme: Theme = PAPER, width: int = 1000) -> tuple[tup
     if s.is_choice:
         body_h = inner * 0.82
     elif s.map_q is not None:
-        body_h = map_w * s.map_q.height() / s.map_q.width()
+        # The map cropped to its content: a wide apartment on a square image leaves no empty bands.
+        x0, y0, x1, y1 = (shown_box(s.media.overlay, s.map_q) if s.media.overlay is not None
+                          else (0, 0, s.map_q.width(), s.map_q.height()))
+        body_h = map_w * (y1 - y0) / (x1 - x0)
         if chart is not None:          # the map and, beside it, the answers' chart
             body_h = max(body_h, inner * 0.4)
         entries += map_legend(s.media.overlay, EVERYTHING, None, {})
@@ -273,7 +276,7 @@ def panel_figure(s: Subject, theme: Theme = PAPER, width: int = 1600, height: in
 def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, width: int = 1280,
                  pixels: float = 1.0) -> tuple[tuple[int, int], Paint]:
     """A ray-cast still of the scene with the overlay lines; `pixels` = render resolution factor."""
-    from ..render.still_camera import choose_pose, map_up_direction, on_the_floor, render_still
+    from ..render.still_camera import choose_pose, crop_to_content, map_up_direction, on_the_floor, render_still
     g = s.media.geometry
     if g is None or g.scene is None or s.media.overlay3d is None:
         raise UserError(f"--layout 3d: question {s.story.uid!r} has no scene metadata "
@@ -285,7 +288,6 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
         caster = mesh._cache["still_raycaster"] = Raycaster(mesh.without_instances(mesh.kind_mask("ceiling")))
     m = theme.font_px * 1.5
     inner = width - 2 * m
-    img_h = inner * 9 / 16
     # The overview turned as the question's map is, north up.
     map_up = map_up_direction(g.topdown.world_to_pixel) if g.topdown is not None else None
     pose = choose_pose(camera, s.media.overlay3d, mesh.bounds(),
@@ -298,6 +300,9 @@ def still_figure(s: Subject, camera: str = "overview", theme: Theme = PAPER, wid
     if camera != "overview":
         overlay = on_the_floor(overlay, floor_z)
     still = render_still(caster, overlay, pose, w_px, int(round(w_px * 9 / 16)))
+    if camera == "overview":            # from above, the scene is a band across the frame: keep the band
+        still = crop_to_content(still)
+    img_h = inner * still.image.shape[0] / still.image.shape[1]
     image = rgb_to_qimage(still.image)
     entries = answer_legend(s.story) + still_legend(still, None, {})
     leg_h = legend_height(entries, inner, theme)

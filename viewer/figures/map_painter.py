@@ -38,13 +38,30 @@ class LegendEntry:
 
 
 class _Map:
-    """Map pixels -> figure coordinates for one drawn map: the map pixel box `box` fitted in `rect`."""
+    """Map pixels -> figure coordinates for one drawn map: the map pixel box `box` fitted in `rect`.
 
-    def __init__(self, rect: QRectF, box: tuple[float, float, float, float]):
+    `edge` (figure coordinates) is where points may be drawn: the map within the box
+    (`Overlay.edge_box`); what lies beyond is drawn on its edge with an edge mark.
+    """
+
+    def __init__(self, rect: QRectF, box: tuple[float, float, float, float],
+                 edge: tuple[float, float, float, float] | None = None):
         x0, y0, x1, y1 = box
         self.s = min(rect.width() / (x1 - x0), rect.height() / (y1 - y0))
         self.ox = rect.center().x() - (x0 + x1) / 2 * self.s
         self.oy = rect.center().y() - (y0 + y1) / 2 * self.s
+        e = self.pts([(edge or box)[:2], (edge or box)[2:]])
+        self.edge = (float(e[0][0]), float(e[0][1]), float(e[1][0]), float(e[1][1]))
+
+    def inside(self, xy, r: float, mark: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """A figure point kept `r` inside the edge (a marker of radius r is drawn whole), and moved
+        `mark` further in when it was outside, to leave room for its edge mark."""
+        x0, y0, x1, y1 = self.edge
+        r = min(r, (x1 - x0) / 2, (y1 - y0) / 2)
+        q, out = pr.clamp(xy, (x0 + r, y0 + r, x1 - r, y1 - r))
+        if out is not None and float(np.hypot(*(np.asarray(xy, float)[:2] - q))) > r:
+            return q - out * mark, out          # past the edge: marked
+        return q, None                         # on the edge: drawn whole, unmarked
 
     def rect(self, x0: float, y0: float, x1: float, y1: float) -> QRectF:
         a, b = self.pts([[x0, y0], [x1, y1]])
@@ -78,8 +95,12 @@ def _arrow(p: QPainter, a: QPointF, b: QPointF, color: QColor, width: float, hea
 
 
 def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | None, theme: Theme,
-              layers: Layers = EVERYTHING, message: str = "", mask: QRectF | None = None) -> QRectF:
+              layers: Layers = EVERYTHING, message: str = "", mask: QRectF | None = None,
+              focused: bool = False) -> QRectF:
     """The map letterboxed in `rect` with the primitives of `ov` that `layers` shows; returns the map's rect.
+
+    The map is cropped to its content (`content_box`); `focused`: to the overlay's focus, when it has
+    one (a direction's view, rays and target), as clips and slides show it.
 
     SVG output ignores clipping, so a long ray or a wide distance circle would
     spill over the rest of the figure: `mask` (the whole figure) is then
@@ -88,12 +109,12 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
     """
     if image is None or image.isNull() or ov is None:
         return draw_image(p, rect, image, theme, message)
-    box = shown_box(ov)
-    m = _Map(rect, box)
+    box = shown_box(ov, image, focused)
+    m = _Map(rect, box, ov.edge_box(box))
     where = m.rect(*box)                             # the map and what its answers reach beyond it
     if theme.dark:
         image = on_dark(image, theme.panel)
-    if box != (0.0, 0.0, float(ov.width), float(ov.height)):
+    if not _within(box, (0.0, 0.0, float(ov.width), float(ov.height))):
         # A wide distance circle: the map shrinks to fit it, on the map's own background colour.
         p.fillRect(where, theme.panel if theme.dark else image.pixelColor(0, 0))
     draw_scaled(p, m.rect(0, 0, ov.width, ov.height), image)
@@ -114,19 +135,38 @@ def paint_map(p: QPainter, rect: QRectF, image: QImage | None, ov: Overlay | Non
     return where
 
 
-# How far beyond the map (a share of its size, each side) the figure may reach to show a whole circle.
-FIT_MARGIN = 0.3
+def _within(a, b) -> bool:
+    return a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
-def shown_box(ov: Overlay) -> tuple[float, float, float, float]:
-    """The map pixel box a figure shows: the map, grown to the answers drawn beyond it, within FIT_MARGIN."""
-    w, h = float(ov.width), float(ov.height)
-    ext = ov.extent()
-    if ext is None:
-        return (0.0, 0.0, w, h)
-    x0, y0, x1, y1 = ext
-    return (max(min(0.0, x0), -FIT_MARGIN * w), max(min(0.0, y0), -FIT_MARGIN * h),
-            min(max(w, x1), (1 + FIT_MARGIN) * w), min(max(h, y1), (1 + FIT_MARGIN) * h))
+def shown_box(ov: Overlay, image: QImage | None = None, focused: bool = False) -> tuple[float, float, float, float]:
+    """The map pixel box a figure shows (`Overlay.shown_box`): the focus when `focused`, else the map
+    cropped to the content of `image` and to what is drawn, grown to the answers drawn beyond it."""
+    content = content_box(image, ov.width, ov.height) if image is not None and not image.isNull() else None
+    return ov.shown_box(focused, content)
+
+
+def content_box(image: QImage, width: int, height: int) -> tuple[float, float, float, float] | None:
+    """The part of a map image that is not its empty surroundings (the colour of its corner, reaching
+    the border), in the overlay's pixels (`width` x `height`); None when it is all content."""
+    key = (image.cacheKey(), width, height)
+    if key not in _CONTENT:
+        from .canvas import qimage_to_rgb
+        rgb = qimage_to_rgb(image).astype(np.int16)
+        background = rgb[0, 0]
+        full = (np.abs(rgb - background) > 12).any(axis=2)
+        rows, cols = np.flatnonzero(full.any(axis=1)), np.flatnonzero(full.any(axis=0))
+        box = None
+        if len(rows) and len(cols):
+            sx, sy = width / rgb.shape[1], height / rgb.shape[0]
+            box = (cols[0] * sx, rows[0] * sy, (cols[-1] + 1) * sx, (rows[-1] + 1) * sy)
+        _CONTENT[key] = box
+        while len(_CONTENT) > 16:
+            _CONTENT.pop(next(iter(_CONTENT)))
+    return _CONTENT[key]
+
+
+_CONTENT: dict[tuple, tuple | None] = {}
 
 
 def on_dark(image: QImage, colour: QColor) -> QImage:
@@ -194,9 +234,10 @@ def _polyline(p: QPainter, m: _Map, item: pr.Polyline, theme: Theme, layers: Lay
     color = role_color(item)
     lw = theme.w
     pts = m.pts(item.points)
-    if len(pts) == 2:                  # a link between two points
+    if len(pts) == 2:                  # a link between two points: it meets their markers where they are drawn
+        a, b = (m.inside(x, lw(9), edge_mark_size(theme))[0] for x in pts)
         p.setPen(pen(color, lw(2.0), dash=item.dashed))
-        p.drawLine(QPointF(*pts[0]), QPointF(*pts[1]))
+        p.drawLine(QPointF(*a), QPointF(*b))
         return
     p.setPen(pen(color, lw(3.5 if item.role == pr.TRUTH else 2.5), dash=item.dashed))
     p.setBrush(Qt.BrushStyle.NoBrush)
@@ -207,26 +248,52 @@ def _polyline(p: QPainter, m: _Map, item: pr.Polyline, theme: Theme, layers: Lay
 
 
 def _arrow_item(p: QPainter, m: _Map, item: pr.Arrow, theme: Theme, layers: Layers) -> None:
+    """A ray cut at the map's edge (its head then on the edge, pointing where it goes); a model's
+    marker at its tip, or just inside the edge on the ray when it was cut."""
     a, b = m.pts(item.points)
+    runs, _ = pr.clip_path(np.stack([a, b]), m.edge)
+    if not runs:
+        return
+    a, end = runs[0][0], runs[0][-1]
     head = theme.w(15)
-    if item.role == pr.MODEL:
-        color = role_color(item)
-        _arrow(p, QPointF(*a), QPointF(*b), color, theme.w(3), head, _LINE_STYLE[item.line])
-        draw_marker(p, th.model_shape(item.model), QPointF(*b), theme.w(6), color, QColor(0, 0, 0), theme.w(1.2))
-    else:
-        _arrow(p, QPointF(*a), QPointF(*b), role_color(item), theme.w(5), head * 1.2)
+    if item.role != pr.MODEL:
+        _arrow(p, QPointF(*a), QPointF(*end), role_color(item), theme.w(5), head * 1.2)
+        return
+    color = role_color(item)
+    _arrow(p, QPointF(*a), QPointF(*end), color, theme.w(3), head, _LINE_STYLE[item.line])
+    r = theme.w(6)
+    tip = end
+    length = float(np.hypot(*(end - a)))
+    if not np.allclose(end, b) and length > 0:
+        tip = a + (end - a) / length * max(length - head - r, 0.5 * length)
+    draw_marker(p, th.model_shape(item.model), QPointF(*tip), r, color, QColor(0, 0, 0), theme.w(1.2))
 
 
 def _marker(p: QPainter, m: _Map, item: pr.Marker, theme: Theme, layers: Layers) -> None:
     lw = theme.w
+    r = (lw(9) if item.role == pr.MODEL else lw(15) if item.shape == "star" else lw(8)) * item.size
+    at, out = m.inside(m.pts(np.asarray(item.at, float)[:2]), r, edge_mark_size(theme))
+    if out is not None:
+        _edge_mark(p, at + out * r, out, role_color(item), theme)
     if item.role == pr.MODEL:
-        draw_marker(p, th.model_shape(item.model), m.pt(item.at), lw(9) * item.size, role_color(item),
-                    QColor(0, 0, 0), lw(1.5))
-    elif item.shape == "star":
-        draw_marker(p, "star", m.pt(item.at), lw(15) * item.size, role_color(item), QColor(255, 255, 255), lw(2))
+        draw_marker(p, th.model_shape(item.model), QPointF(*at), r, role_color(item), QColor(0, 0, 0), lw(1.5))
     else:
-        draw_marker(p, item.shape, m.pt(item.at), lw(8) * item.size, role_color(item), QColor(255, 255, 255),
-                    lw(2))
+        draw_marker(p, item.shape, QPointF(*at), r, role_color(item), QColor(255, 255, 255), lw(2))
+
+
+def edge_mark_size(theme: Theme) -> float:
+    return theme.w(11)
+
+
+def _edge_mark(p: QPainter, base, out, color: QColor, theme: Theme) -> None:
+    """A small triangle from `base` pointing `out`: what it marks lies beyond the map's edge that way."""
+    size = edge_mark_size(theme)
+    base, out = np.asarray(base, float), np.asarray(out, float)
+    side = np.array([-out[1], out[0]])
+    tip = base + out * size
+    p.setPen(Qt.PenStyle.NoPen)                  # no outline: it must not read as a model's marker
+    p.setBrush(QBrush(color))
+    p.drawPolygon(polygon([tip, base + 0.4 * size * side, base - 0.4 * size * side]))
 
 
 def _ring(p: QPainter, m: _Map, item: pr.Ring, theme: Theme, layers: Layers) -> None:
@@ -245,26 +312,24 @@ def _ring(p: QPainter, m: _Map, item: pr.Ring, theme: Theme, layers: Layers) -> 
 
 
 def _timed_path(p: QPainter, m: _Map, item: pr.TimedPath, theme: Theme, layers: Layers) -> None:
+    """The path as a grey line with time-coloured dots; cut at the map's edge, with a mark where it leaves."""
     xy = m.pts(item.points)
     n = len(xy)
     end = n if layers.path_until is None else min(max(layers.path_until + 1, 0), n)
-    ok = np.isfinite(xy).all(axis=1)
+    runs, marks = pr.clip_path(xy[:end], m.edge)          # NaN rows (invalid poses) break it
     p.setPen(pen(QColor(90, 90, 90, 170), theme.w(1.4)))
-    run: list = []
-    for i in range(end):                      # break the line where a pose is invalid
-        if ok[i]:
-            run.append(xy[i])
-        elif run:
-            p.drawPolyline(polygon(run))
-            run = []
-    if len(run) > 1:
+    for run in runs:
         p.drawPolyline(polygon(run))
     r = theme.w(2.6)
+    x0, y0, x1, y1 = m.edge
+    inside = np.isfinite(xy).all(axis=1) & (xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
     p.setPen(Qt.PenStyle.NoPen)
     for i in range(0, end, max(1, n // 160)):
-        if ok[i]:
+        if inside[i]:
             p.setBrush(QBrush(th.viridis(i / max(n - 1, 1))))
             p.drawEllipse(QPointF(*xy[i]), r, r)
+    for at, out in marks:
+        _edge_mark(p, at - out * edge_mark_size(theme), out, QColor(160, 160, 160, 220), theme)
 
 
 def _label(p: QPainter, m: _Map, item: pr.Label, theme: Theme, layers: Layers) -> None:

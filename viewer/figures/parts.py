@@ -197,7 +197,7 @@ def paint_still(p: QPainter, rect: QRectF, still: Still, image: QImage, theme: T
     def q(pt) -> QPointF:
         return QPointF(where.left() + float(pt[0]) * s, where.top() + float(pt[1]) * s)
 
-    styles = {"trajectory": (QColor(255, 200, 0), 2.0), "query": (th.VIEWPOINT, 2.5),
+    styles = {"trajectory": (th.viridis(0.5), 2.5), "query": (th.VIEWPOINT, 2.5),
               "target": (th.TARGET, 3.0), "truth": (th.TRUTH, 5.0)}
     p.save()
     p.setClipRect(where)
@@ -210,7 +210,10 @@ def paint_still(p: QPainter, rect: QRectF, still: Still, image: QImage, theme: T
             p.setPen(halo)
             p.drawPolyline(polygon([(q(a).x(), q(a).y()) for a in seg]))
         p.setPen(pen(color, theme.w(width)))
-        for seg in lines:
+        timed = name == "trajectory" and len(still.path_times) == len(lines)
+        for k, seg in enumerate(lines):
+            if timed:                  # the time gradient of the window's map and 3D view
+                p.setPen(pen(th.viridis(still.path_times[k]), theme.w(width)))
             p.drawPolyline(polygon([(q(a).x(), q(a).y()) for a in seg]))
         if isinstance(name, tuple) and lines:
             draw_marker(p, th.model_shape(name[1]), q(lines[-1][-1]), theme.w(7), color, QColor(0, 0, 0), theme.w(1.2))
@@ -233,7 +236,7 @@ def still_legend(still: Still, truth_label: str | None, model_labels: dict[int, 
     if "target" in names:
         out.append(LegendEntry("target", th.TARGET, "target"))
     if "trajectory" in names:
-        out.append(LegendEntry("truth-line", QColor(255, 200, 0), "video path"))
+        out.append(LegendEntry("path", th.viridis(0.5), "video path (dark → light: time)"))
     return out
 
 

@@ -195,7 +195,8 @@ class StoryPainter:
         at = {name: QRectF(inner.left() + k * (pane_w + gap), top, pane_w, pane_h) for k, name in enumerate(panes)}
         layers = layers_at(s.story.question.column, stage, frame)
         if "map" in at:            # first: it masks what spills outside the map (see paint_map)
-            paint_map(p, at["map"], s.map_q, s.media.overlay, t, layers, s.media.map_note, mask=rect)
+            paint_map(p, at["map"], s.map_q, s.media.overlay, t, layers, s.media.map_note, mask=rect,
+                      focused=stage != VIDEO)
         paint_title(p, QRectF(inner.left(), inner.top(), inner.width(), th_), s.story, t, show_uid=False)
         draw_text(p, QRectF(inner.left() + inner.width() * 0.55, inner.top(), inner.width() * 0.45, th_),
                   STAGE_TITLES[stage] + (f"  {time_text}" if time_text else ""), t.font(0.8, bold=True), t.muted,

@@ -29,6 +29,39 @@ class Still:
     # Named 2D polylines in image pixels: ("trajectory"|"query"|"target"|"truth"|("model", m), lines)
     lines: list[tuple[object, list[np.ndarray]]] = field(default_factory=list)
     points: list[tuple[object, np.ndarray]] = field(default_factory=list)
+    # For the video's path, each drawn segment's time along the video (0 = first frame, 1 = last):
+    # it is drawn with the time gradient the window's map and 3D view use.
+    path_times: list[float] = field(default_factory=list)
+    hit: np.ndarray | None = None                      # (h, w) where the ray caster hit the scene
+
+
+def crop_to_content(still: Still, pad: float = 0.04) -> Still:
+    """The still without its empty surroundings: the box of what the rays hit and of every drawn line
+    and point, grown by `pad` of its larger side. A wide apartment seen from above then fills the
+    figure instead of a band across it."""
+    h, w = still.image.shape[:2]
+    xs, ys = [], []
+    if still.hit is not None and still.hit.any():
+        rows, cols = np.flatnonzero(still.hit.any(axis=1)), np.flatnonzero(still.hit.any(axis=0))
+        xs += [cols[0], cols[-1] + 1]
+        ys += [rows[0], rows[-1] + 1]
+    drawn = [seg for _, lines in still.lines for seg in lines] + [np.atleast_2d(pt) for _, pt in still.points]
+    for seg in drawn:
+        xs += list(seg[:, 0])
+        ys += list(seg[:, 1])
+    if not xs:
+        return still
+    side = max(max(xs) - min(xs), max(ys) - min(ys))
+    x0, x1 = int(max(0, np.floor(min(xs) - pad * side))), int(min(w, np.ceil(max(xs) + pad * side)))
+    y0, y1 = int(max(0, np.floor(min(ys) - pad * side))), int(min(h, np.ceil(max(ys) + pad * side)))
+    if x1 - x0 < 16 or y1 - y0 < 16 or (x0, y0, x1, y1) == (0, 0, w, h):
+        return still
+    shift = np.array([x0, y0], float)
+    iw, ih, fx, fy, cx, cy = still.intrinsics
+    return Still(still.image[y0:y1, x0:x1].copy(), still.pose, (x1 - x0, y1 - y0, fx, fy, cx - x0, cy - y0),
+                 [(name, [seg - shift for seg in lines]) for name, lines in still.lines],
+                 [(name, np.asarray(pt, float) - shift) for name, pt in still.points],
+                 still.path_times, None if still.hit is None else still.hit[y0:y1, x0:x1])
 
 
 def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
@@ -80,10 +113,11 @@ def _project_cam(intr, cam: np.ndarray) -> np.ndarray:
     return np.stack([fx * cam[..., 0] / cam[..., 2] + cx, fy * cam[..., 1] / cam[..., 2] + cy], axis=-1)
 
 
-def project_segments(c2w, intr, segments: np.ndarray) -> list[np.ndarray]:
-    """(S, 2, 3) world segments -> 2-point pixel polylines, clipped at the near plane."""
+def project_segments(c2w, intr, segments: np.ndarray, kept: list | None = None) -> list[np.ndarray]:
+    """(S, 2, 3) world segments -> 2-point pixel polylines, clipped at the near plane; `kept`
+    receives the index of each segment drawn."""
     out = []
-    for a, b in np.asarray(segments, float).reshape(-1, 2, 3):
+    for k, (a, b) in enumerate(np.asarray(segments, float).reshape(-1, 2, 3)):
         if not (np.isfinite(a).all() and np.isfinite(b).all()):
             continue
         ca, cb = _to_camera(c2w, a), _to_camera(c2w, b)
@@ -94,6 +128,8 @@ def project_segments(c2w, intr, segments: np.ndarray) -> list[np.ndarray]:
             cut = ca + t * (cb - ca)
             ca, cb = (cut, cb) if ca[2] < NEAR else (ca, cut)
         out.append(_project_cam(intr, np.stack([ca, cb])))
+        if kept is not None:
+            kept.append(k)
     return out
 
 
@@ -175,10 +211,14 @@ def render_still(raycaster, overlay: Overlay, pose: np.ndarray, width: int, heig
     """The ray-cast view from `pose` with every 3D line of `overlay` projected into it, bottom first."""
     intr = intrinsics_for(width, height, hfov_deg)
     view = raycaster.render_view(pose, intr)
-    still = Still(_brighten(view.color, view.depth), pose, intr)
+    still = Still(_brighten(view.color, view.depth), pose, intr, hit=np.isfinite(view.depth))
     for item in overlay.drawn():
         name = ("model", item.model) if item.role == pr.MODEL else _LINE_NAMES.get(item.role)
-        if isinstance(item, pr.Polyline):
+        if isinstance(item, pr.Polyline) and item.role == pr.PATH:
+            kept: list[int] = []
+            still.lines.append((name, project_segments(pose, intr, polyline_segments(item.points), kept)))
+            still.path_times = [k / max(len(item.points) - 2, 1) for k in kept]
+        elif isinstance(item, pr.Polyline):
             still.lines.append((name, project_segments(pose, intr, polyline_segments(item.points))))
         elif isinstance(item, pr.Arrow):
             still.lines.append((name, project_segments(pose, intr, np.asarray(item.points)[None])))

@@ -23,7 +23,9 @@ class MapPanel(QWidget):
         self.source_box = QComboBox(toolTip="Map shown: the release's image, a scene map, or a "
                                             "rendering of the scene at one of three abstraction levels")
         self.source_box.setMinimumContentsLength(18)
-        self.fit_button = QToolButton(text="Fit", toolTip="Show the whole map")
+        self.fit_button = QToolButton(text="Fit", checkable=True,
+                                      toolTip="Show the whole map; again: back to where the answer is read "
+                                              "(a direction's view, rays and target)")
         self.note = QLabel()
         self.note.setStyleSheet("color: #b26a00")
         self.note.setWordWrap(True)
@@ -47,7 +49,7 @@ class MapPanel(QWidget):
         lay.setSpacing(0)
         lay.addLayout(bar)
         lay.addWidget(self.stack, 1)
-        self.fit_button.clicked.connect(self.view.reset_zoom)
+        self.fit_button.toggled.connect(self.view.set_whole_map)
         # One way: `map_source` is the user's preference; the box shows the map shown, which the
         # sample view passes to `set_sources` (`choose_map` may fall back from the preference).
         self.bindings = Bindings(state)

@@ -74,8 +74,8 @@ class MapView(PlotWithLegend):
             self.vb.addItem(it, ignoreBounds=True)
         self.overlay: Overlay | None = None
         self._map_shape: tuple[int, int] | None = None
-        self._extent: tuple[float, float, float, float] | None = None
         self._user_zoomed = False
+        self.whole_map = False           # Fit: the whole map rather than the overlay's focus
         self.vb.sigRangeChangedManually.connect(self._zoomed)
 
     def _zoomed(self, *_):
@@ -100,24 +100,33 @@ class MapView(PlotWithLegend):
             self.reset_zoom()
 
     def reset_zoom(self) -> None:
-        """Show the whole map, and what is drawn beyond it (a distance circle), within reason."""
+        """Show the overlay's focus (a direction's view, rays and target), or with `whole_map` (Fit) or
+        without a focus the whole map and what is drawn beyond it (a distance circle), within reason."""
         self._user_zoomed = False
         if self._map_shape is None:
             return
         h, w = self._map_shape
         x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
-        if self._extent is not None:
-            ex0, ey0, ex1, ey1 = self._extent
-            x0, y0 = max(min(x0, ex0), -0.3 * w), max(min(y0, ey0), -0.3 * h)
-            x1, y1 = min(max(x1, ex1), 1.3 * w), min(max(y1, ey1), 1.3 * h)
+        ov = self.overlay
+        if ov is not None and (ov.width, ov.height) == (w, h):
+            x0, y0, x1, y1 = ov.shown_box(focused=not self.whole_map)
         self.vb.setRange(QRectF(x0, y0, x1 - x0, y1 - y0), padding=0.02)
+
+    def set_whole_map(self, whole: bool) -> None:
+        """Fit: the whole map (True) or the overlay's focus (False, the default view)."""
+        self.whole_map = bool(whole)
+        self.reset_zoom()
+
+    def shown_rect(self) -> QRectF:
+        """The map pixels the view shows now."""
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return QRectF(x0, y0, x1 - x0, y1 - y0)
 
     # ------------------------------------------------------------- overlay
     def set_overlay(self, ov: Overlay | None, model_names: list[str]) -> None:
         """Draw any overlay's primitives, bottom first, each by its type in its role's colour."""
         self.clear_layer()
         self.overlay = ov
-        self._extent = None
         self._heading.setVisible(False)
         self._camera.setVisible(False)
         if ov is None:
@@ -129,7 +138,6 @@ class MapView(PlotWithLegend):
             self._DRAW[type(item)](self, item)
         self.set_legend(self._legend(ov))
         self.set_frame(0)
-        self._extent = ov.extent()
         if not self._user_zoomed:
             self.reset_zoom()
 
@@ -155,14 +163,26 @@ class MapView(PlotWithLegend):
                 out.append((e.kind, e.text, line_sample(color, 2.5)))
         return out
 
+    def _map_box(self) -> tuple[float, float, float, float]:
+        return (0.0, 0.0, float(self.overlay.width), float(self.overlay.height))
+
+    def _edge_mark(self, at, out, color: QColor) -> None:
+        """What lies beyond the map's edge that way (`primitives.clamp`, `clip_path`)."""
+        self.add(arrowhead(np.asarray(at, float), out, color, 11))
+
     def _timed_path(self, item: pr.TimedPath) -> None:
+        """The path in time-coloured pieces, cut at the map's edge with a mark where it leaves."""
         xy = item.points
         if len(xy) < 2:
             return
         bounds = np.linspace(0, len(xy) - 1, TRAJECTORY_PIECES + 1).round().astype(int)
         for (a, b), c in zip(zip(bounds[:-1], bounds[1:]), time_colors(TRAJECTORY_PIECES)):
             if b > a:
-                self.add(polyline(xy[a:b + 1], pen(c, 3.0)))
+                runs, marks = pr.clip_path(xy[a:b + 1], self._map_box())
+                for run in runs:
+                    self.add(polyline(run, pen(c, 3.0)))
+                for at, out in marks:
+                    self._edge_mark(at, out, QColor(200, 200, 200))
 
     def _sector(self, item: pr.Sector) -> None:
         c = QColor(_role_color(item))
@@ -190,14 +210,21 @@ class MapView(PlotWithLegend):
     def _polyline(self, item: pr.Polyline) -> None:
         color = _role_color(item)
         width = 3.0 if item.role == pr.TRUTH else 1.5 if len(item.points) == 2 else 2.2
-        self.add(polyline(item.points, pen(color, width, dash=item.dashed)))
+        pts = item.points
+        if len(pts) == 2:            # a link between two points: it meets their markers where they are drawn
+            pts = np.stack([pr.clamp(x, self._map_box())[0] for x in pts])
+        self.add(polyline(pts, pen(color, width, dash=item.dashed)))
         if item.mark is not None and item.role == pr.MODEL:
             pts = item.points
             at = pts[np.argmin(pts[:, 1])] if item.mark == "top" else pts[-1]
             self.add(marker(*at, style.model_shape(item.model), 9, color, QColor(0, 0, 0), 1.0))
 
     def _arrow(self, item: pr.Arrow) -> None:
-        seg = item.points
+        """A ray, cut at the map's edge: its head then sits on the edge, pointing where it goes."""
+        runs, _ = pr.clip_path(item.points, self._map_box())
+        if not runs:
+            return
+        seg = np.stack([runs[0][0], runs[0][-1]])
         color = _role_color(item)
         line = pen(color, 4 if item.role == pr.TRUTH else 2.5)
         line.setStyle(_LINE_STYLE[item.line])
@@ -207,13 +234,17 @@ class MapView(PlotWithLegend):
             self.add(arrowhead(seg[1], d, color, 16))
 
     def _marker(self, item: pr.Marker) -> None:
+        """A marker on or past the map's edge is drawn on the edge, with a mark pointing where it is."""
         color = _role_color(item)
+        at, out = pr.clamp(item.at, self._map_box())
+        if out is not None:
+            self._edge_mark(at, out, color)
         if item.role == pr.MODEL:
-            self.add(marker(*item.at, style.model_shape(item.model), 14 * item.size, color, QColor(0, 0, 0), 1.2))
+            self.add(marker(*at, style.model_shape(item.model), 14 * item.size, color, QColor(0, 0, 0), 1.2))
         elif item.shape == "star":
-            self.add(marker(*item.at, "star", 24 * item.size, color, QColor(255, 255, 255)))
+            self.add(marker(*at, "star", 24 * item.size, color, QColor(255, 255, 255)))
         else:
-            self.add(marker(*item.at, item.shape, 13 * item.size, color, QColor(255, 255, 255)))
+            self.add(marker(*at, item.shape, 13 * item.size, color, QColor(255, 255, 255)))
 
     def _label(self, item: pr.Label) -> None:
         self.add(label(item.text, item.at[0], item.at[1], _role_color(item), anchor=(0.5, 1.0), size=9))

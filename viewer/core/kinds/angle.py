@@ -7,6 +7,13 @@ from ..answers import rescue_decimal_comma, rescue_sign_from_words
 from ..scoring import ANGLE_TOLERANCES, random_angle_score, score_angle
 from .base import NumberKind, register
 
+# Rays reach past the target, and the models' rays past the truth's: the marker at a model's tip
+# then never sits on the green truth ray or on the red target.
+TRUTH_BEYOND = 1.15
+MODEL_BEYOND = 1.3
+MODEL_SHORT = 0.6          # an answer far off the truth: its ray stops at this share of the truth's ...
+MODEL_CLEARANCE = 0.3      # ... when its tip is this far (a share of the truth's ray) from the truth and the target
+
 
 class AngleKind(NumberKind):
     name = "angle"
@@ -46,12 +53,23 @@ class AngleKind(NumberKind):
             return
         length = ctx.reach
         if ctx.target_distance is not None:
-            length = max(ctx.target_distance, ctx.reach * 0.3)
+            length = max(ctx.target_distance, ctx.target_far() or 0.0, ctx.reach * 0.3)
+        length *= TRUTH_BEYOND
+        tips = []
         if ctx.truth is not None:
-            self._truth(ctx, ctx.ray(ctx.truth, length),
-                        [ctx.wedge(ctx.truth, tau, length) for tau in self.bands[::-1]])
+            ray = ctx.ray(ctx.truth, length)
+            self._truth(ctx, ray, [ctx.wedge(ctx.truth, tau, length) for tau in self.bands[::-1]])
+            tips.append(ray[1])
+        truth_ray = ctx.ray(ctx.truth, length) if ctx.truth is not None else None
         for m, v in ctx.answers:
-            ctx.overlay.add(pr.Arrow(pr.MODEL, m, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW, points=ctx.ray(v, length)))
+            # An answer far off the truth stops short, where it is clear of the truth and the target:
+            # the view then holds all of it without reaching across the map.
+            ray = ctx.ray(v, length * MODEL_SHORT)
+            if truth_ray is None or not ctx.clear_of(ray[1], [truth_ray], MODEL_CLEARANCE * length):
+                ray = ctx.ray(v, length * MODEL_BEYOND)
+            ctx.overlay.add(pr.Arrow(pr.MODEL, m, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW, points=ray))
+            tips.append(ray[1])
+        ctx.focus_on(tips)
 
     def _headings(self, ctx) -> None:
         """Map headings, given on the question's own image (0 = up, counter-clockwise as displayed)."""
@@ -63,13 +81,18 @@ class AngleKind(NumberKind):
             ctx.note("no viewpoint: the heading cannot be drawn")
             return
         length = 0.1 * float(np.hypot(ctx.width, ctx.height))
+        tips = []
         if ctx.truth is not None:
             t = ctx.truth
             sectors = [ctx.heading_wedge(t, tau, length) for tau in self.bands[::-1]]
-            self._truth(ctx, ctx.heading_ray(t, length), sectors)
+            ray = ctx.heading_ray(t, length)
+            self._truth(ctx, ray, sectors)
+            tips.append(ray[1])
         for m, v in ctx.answers:
-            ctx.overlay.add(pr.Arrow(pr.MODEL, m, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW,
-                                     points=ctx.heading_ray(v, length)))
+            ray = ctx.heading_ray(v, length * MODEL_BEYOND)
+            ctx.overlay.add(pr.Arrow(pr.MODEL, m, (pr.L_ANSWERS,), pr.Z_MODEL_ARROW, points=ray))
+            tips.append(ray[1])
+        ctx.focus_on(tips)
 
     def _truth(self, ctx, ray, sectors) -> None:
         from .. import primitives as pr  # drawing only, so that `score` never imports it
