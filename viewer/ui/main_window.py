@@ -220,9 +220,7 @@ class MainWindow(QMainWindow):
         QMessageBox.information(self, "Keys", keys_text(self))
 
     def _best_frame(self) -> None:
-        why_not = self.timeline.jump_to_best()
-        if why_not:
-            self.show_status(why_not)
+        self.show_status(self.timeline.jump_to_best()[1])
 
     def _fill_views(self, menu) -> None:
         self.compare_bar.fill_menu()
