@@ -160,7 +160,7 @@ class MainWindow(QMainWindow):
         self.palette_popup = CommandPalette(self)
         self._build_menus()
         for source in (self.sample_view.statusMessage, self.leaderboard.message, self.audit.message,
-                       self.talk.message, self.compare_bar.message):
+                       self.talk.message, self.compare_bar.message, self.layers.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
         self.jobs.pendingChanged.connect(self._pending_changed)
