@@ -134,6 +134,9 @@ def arrowhead(tip, screen_direction, color: QColor, length: float = 15.0) -> QGr
     return item
 
 
+LEGEND_SAMPLE_ROOM = 44          # pixels of a legend entry besides its text: the sample and the spacing
+
+
 class PlotWithLegend(pg.GraphicsLayoutWidget):
     """A plot with its legend in a strip below it, so the legend never hides what is drawn.
 
@@ -184,6 +187,22 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
                 sample = self._legend_samples[kind] = factory()
             self.legend.addItem(sample, text)
         self._legend_shown = shown
+        self.fit_legend()
+
+    def fit_legend(self) -> None:
+        """As many legend columns as the widget's width holds whole (up to 3): never a name cut off."""
+        labels = [label for _sample, label in self.legend.items]
+        if not labels:
+            return
+        entry = max(label.item.boundingRect().width() for label in labels) + LEGEND_SAMPLE_ROOM
+        cols = max(1, min(3, int((self.width() - 12) // entry)))
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "legend"):              # pyqtgraph resizes during __init__
+            self.fit_legend()
 
 
 def line_sample(color: QColor, width: float = 3.0):

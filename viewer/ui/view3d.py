@@ -191,6 +191,7 @@ class View3DPanel(QWidget):
     def set_scene(self, scene, overlay: Overlay | None, message: str, target: str | None = None,
                   names: list[str] | None = None) -> None:
         self.scene, self.overlay = scene, overlay
+        self.legend.setText(legend_html(overlay, names or []) if scene is not None else "")
         if scene is None:
             self.message.setText(message or "No scene.")
             self.stack.setCurrentWidget(self.message)
@@ -318,7 +319,6 @@ class View3DPanel(QWidget):
         self._frame_item = None
         self._frustums = None
         ov = self.overlay
-        self.legend.setText(legend_html(ov, names))
         if ov is None:
             return
 
