@@ -355,11 +355,12 @@ def legend_html(ov: Overlay | None, names: list[str]) -> str:
         return ""
     drawn = list(ov.drawn())
     roles = {item.role for item in drawn}
-    parts = [f"<span style='color:{c.name()}'>━</span> {text}"
+    # Each entry's mark and name kept on one line (&nbsp;) when the legend wraps.
+    parts = [f"<span style='color:{c.name()}'>━</span>&nbsp;{text.replace(' ', '&nbsp;')}"
              for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, "target"),
                                    (pr.VIEWPOINT, style.VIEWPOINT, "current view")) if role in roles]
     for m in sorted({item.model for item in drawn if item.role == pr.MODEL and item.model is not None}):
         name = names[m] if m < len(names) else f"model {m + 1}"
-        parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span> "
-                     f"{html.escape(name)}")
+        parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span>"
+                     f"&nbsp;{html.escape(name).replace(' ', '&nbsp;')}")
     return " &nbsp; ".join(parts)
