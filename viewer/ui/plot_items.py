@@ -158,6 +158,7 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         self.legend.setMaximumWidth(100000)
         self.ci.layout.setRowStretchFactor(0, 1)
         self.ci.layout.setRowStretchFactor(1, 0)
+        self._legend_beside = False
         self._layer: QGraphicsRectItem | None = None
         self._legend_samples: dict[str, object] = {}
         self._legend_shown: list[tuple[str, str]] = []
@@ -190,14 +191,30 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         self.fit_legend()
 
     def fit_legend(self) -> None:
-        """As many legend columns as the widget's width holds whole (up to 3): never a name cut off."""
+        """The legend where it leaves the plot the larger square (below it, or beside it when the widget is
+        wide and low), in as many columns as the width holds whole (up to 3): never a name cut off."""
         labels = [label for _sample, label in self.legend.items]
         if not labels:
             return
         entry = max(label.item.boundingRect().width() for label in labels) + LEGEND_SAMPLE_ROOM
-        cols = max(1, min(3, int((self.width() - 12) // entry)))
+        line = max(label.item.boundingRect().height() for label in labels)
+        w, h, n = self.width(), self.height(), len(labels)
+        cols = max(1, min(3, int((w - 12) // entry)))
+        below = min(w, h - math.ceil(n / cols) * line)
+        beside = min(w - entry, h) if n * line <= h else -1
+        self._place_legend(beside > below)
+        cols = 1 if self._legend_beside else cols
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
+
+    def _place_legend(self, beside: bool) -> None:
+        if beside == self._legend_beside:
+            return
+        self._legend_beside = beside
+        self.ci.removeItem(self.legend)
+        self.ci.addItem(self.legend, row=0 if beside else 1, col=1 if beside else 0)
+        self.ci.layout.setRowStretchFactor(0, 1)
+        self.ci.layout.setColumnStretchFactor(0, 1)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
