@@ -25,6 +25,7 @@ from .plot_items import (
     label,
     line_sample,
     marker,
+    model_legend,
     pen,
     polygon,
     polyline,
@@ -83,8 +84,6 @@ class MapView(PlotWithLegend):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if hasattr(self, "legend"):
-            self.legend.setColumnCount(3 if self.width() > 560 else 2 if self.width() > 380 else 1)
         if not getattr(self, "_user_zoomed", True):     # pyqtgraph resizes during __init__
             self.reset_zoom()
 
@@ -136,7 +135,9 @@ class MapView(PlotWithLegend):
         self._rings_drawn = 0
         for item in pr.flatten(ov.drawn(), self._DRAW):
             self._DRAW[type(item)](self, item)
-        self.set_legend(self._legend(ov))
+        # The models drawn, by name, in their colours and shapes.
+        drawn = {item.model for item in ov.drawn() if item.role == pr.MODEL and item.model is not None}
+        self.set_legend(self._legend(ov) + model_legend(drawn, model_names))
         self.set_frame(0)
         if not self._user_zoomed:
             self.reset_zoom()
