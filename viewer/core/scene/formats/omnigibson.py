@@ -106,7 +106,8 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
             if scale is not None and not (np.isfinite(scale).all() and np.abs(scale).max() <= MAX_METRES):
                 raise ValueError
         except (ValueError, TypeError):
-            d.warning(f"{at}.args.scale of object {name!r} is not a number or 3 plausible numbers; ignored", f, code="import.bad_scale")
+            d.warning(f"{at}.args.scale of object {name!r} is not a number or 3 plausible numbers; ignored", f,
+                      code="import.bad_scale")
             scale = None
         model = args.get("model") if isinstance(args.get("model"), str) else None
         estimated = False
