@@ -98,6 +98,9 @@ class AvVideoReader(_FrameCache):
                 audio = " (it holds audio only)" if self._container.streams.audio else ""
                 raise VideoError(f"{path}: no video stream{audio}{container_problem(path)}")
             self._stream = stream = self._container.streams.video[0]
+            if stream.codec_context is None:
+                raise VideoError(f"{path}: its video codec is unknown or damaged; no frame can be decoded"
+                                 f"{container_problem(path)}")
             try:
                 for packet in self._container.demux(stream):
                     if packet.pts is not None and packet.size:
@@ -107,6 +110,9 @@ class AvVideoReader(_FrameCache):
                 if not pts:
                     raise
                 cut = True                   # the index goes on past the data: keep the packets read
+        except VideoError:
+            self.close()
+            raise
         except (av.FFmpegError, OSError, ValueError) as e:
             self.close()
             raise VideoError(f"{path}: not a readable video ({e}{container_problem(path)})") from None
@@ -172,7 +178,7 @@ class AvVideoReader(_FrameCache):
                 for f in self._container.decode(self._stream):
                     if f.pts is not None:
                         end = max(end, int(np.searchsorted(self.pts, f.pts)) + 1)
-            except av.FFmpegError:
+            except (av.FFmpegError, OSError, ValueError):
                 pass
             if end > key:
                 return min(end, self.n_frames)
@@ -198,19 +204,19 @@ class AvVideoReader(_FrameCache):
     def _decode_to(self, index: int) -> np.ndarray:
         av = import_av()
         key = int(np.flatnonzero(self._keyframe[: index + 1])[-1])
-        if not (self._decoder is not None and key <= self._next <= index):
-            self._container.seek(int(self.pts[key]), stream=self._stream, backward=True, any_frame=False)
-            self._decoder = self._container.decode(self._stream)
-            self._next = key
         target = int(self.pts[index])
         try:
+            if not (self._decoder is not None and key <= self._next <= index):
+                self._container.seek(int(self.pts[key]), stream=self._stream, backward=True, any_frame=False)
+                self._decoder = self._container.decode(self._stream)
+                self._next = key
             for f in self._decoder:
                 if f.pts is None:
                     continue
                 self._next = int(np.searchsorted(self.pts, f.pts)) + 1
                 if f.pts >= target:
                     return f.to_ndarray(format="rgb24")
-        except av.FFmpegError as e:
+        except (av.FFmpegError, OSError, ValueError) as e:    # whatever FFmpeg says of damaged data
             self._decoder = None
             error = VideoError(f"{self.path}: frame {index} cannot be decoded ({e})")
             error.cause = getattr(e, "strerror", None) or str(e)

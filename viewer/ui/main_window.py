@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
                        self.talk.message, self.compare_bar.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
+        self.sample_view.player.problem.connect(self._add_problem)      # a cut or unplayable video
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
         self.restore_layout()
