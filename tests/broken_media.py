@@ -95,8 +95,11 @@ def broken_video(kind: str, where: float = 0.5, seed: int = 0) -> bytes:
         return bytes(data)
     if kind == "audio-only":
         return audio_only_mp4()
-    if kind == "zero-frames":
-        return small_mp4(frames=0)
+    if kind == "zero-frames":     # the video track kept, its sample table emptied (stsz's sample count 0)
+        data = bytearray(small_mp4())
+        k = data.index(b"stsz") + 4
+        data[k + 8:k + 12] = bytes(4)
+        return bytes(data)
     if kind == "empty":
         return b""
     raise ValueError(kind)

@@ -102,6 +102,8 @@ def cmd_render(argv: list[str]) -> int:
         written = export_figure(subject, args.layout, out, args.scale, args.camera, THEMES[args.theme])
     finally:
         subject.close()
+    for problem in subject.assets.problems():         # a mesh refused: the figure shows boxes, or no scene
+        print(f"gst-viewer: {problem}", file=sys.stderr)
     print(written)
     return EXIT_OK
 
@@ -143,6 +145,8 @@ def cmd_clip(argv: list[str]) -> int:
             result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
     finally:
         subject.close()
+    for problem in subject.assets.problems():
+        print(f"gst-viewer: {problem}", file=sys.stderr)
     if result.note:
         print(f"gst-viewer: {result.note}", file=sys.stderr)
     print(f"{result.path}  ({result.frames} frames, {result.size[0]}x{result.size[1]}, {result.codec})")

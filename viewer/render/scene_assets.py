@@ -51,6 +51,13 @@ class SceneAssets:
             self._meshes[scene.id] = mesh
             return mesh
 
+    def problems(self) -> list[str]:
+        """What loading the scenes' meshes met so far: a scene with nothing to draw, a mesh refused (and its
+        boxes drawn instead), for a command to say."""
+        with self._guard:
+            meshes, errors = list(self._meshes.values()), list(self._errors.values())
+        return errors + [m._cache["load_problem"] for m in meshes if "load_problem" in m._cache]
+
     def _build(self, scene: Scene):
         from .scene_mesh import boxes_mesh, load_scene_mesh
         semantics = {k: v.semantic for k, v in scene.instances.items() if v.semantic}

@@ -156,14 +156,15 @@ def _text_lines(path: Path, diags: Diagnostics) -> list[tuple[int, str]]:
 def _rigid(poses: np.ndarray, where: list[tuple[str, int | None]], diags: Diagnostics, what: str) -> np.ndarray:
     """Poses that are not rigid (not a rotation, NaN) reported at their file and line, set to NaN."""
     problems = rigid_problems(poses) if len(poses) else []
-    bad = [i for i, p in enumerate(problems) if p is not None]
+    # An all-NaN pose is one a reader skipped and reported already (a bad quaternion, an absurd angle).
+    bad = [i for i, p in enumerate(problems) if p is not None and not np.isnan(poses[i]).all()]
     for i in bad[:10]:
         diags.error(f"{what} {problems[i]}; pose skipped", where[i][0], where[i][1], code="import.bad_pose")
     if len(bad) > 10:
         diags.error(f"{len(bad) - 10} more invalid poses skipped ({len(bad)} of {len(poses)})",
                     where[0][0], code="import.bad_pose_summary")
     poses = poses.copy()
-    poses[bad] = np.nan
+    poses[[i for i, p in enumerate(problems) if p is not None]] = np.nan
     return poses
 
 
