@@ -31,6 +31,9 @@ class SceneAssets:
         self._maps: dict[tuple, RenderedMap] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        # Called once per scene with what its mesh met (refused, boxes drawn instead), from the loading thread:
+        # the window lists it in Problems.
+        self.on_problem = None
 
     def _lock(self, key: str) -> threading.Lock:
         with self._guard:
@@ -47,9 +50,16 @@ class SceneAssets:
                 mesh = self._build(scene)
             except UserError as e:
                 self._errors[scene.id] = str(e)
+                self._say(str(e))
                 raise
             self._meshes[scene.id] = mesh
+            if "load_problem" in mesh._cache:
+                self._say(mesh._cache["load_problem"])
             return mesh
+
+    def _say(self, text: str) -> None:
+        if self.on_problem is not None:
+            self.on_problem(text)
 
     def problems(self) -> list[str]:
         """What loading the scenes' meshes met so far: a scene with nothing to draw, a mesh refused (and its
