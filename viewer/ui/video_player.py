@@ -118,6 +118,7 @@ class VideoPlayer(QWidget):
         self.speed.currentIndexChanged.connect(lambda _: self._retime())
         self._set_enabled(False)
         state.events.frame.connect(self._frame_wanted)
+        state.events.session.connect(lambda *_: self._said.clear())     # a new session's Problems list is new
 
     def _frame_wanted(self, index: int) -> None:
         if self.n_frames and index != self.current:
