@@ -113,6 +113,19 @@ def test_release_without_video_renders_frames_from_the_scene(no_video_release, t
     assert len(_frames(out)) == 6
 
 
+def test_an_unreadable_video_is_never_replaced_by_rendered_frames_unsaid(no_video_release, tmp_path, capsys):
+    """Issue 26: clip exited 0 with frames ray cast in place of a broken video, without a word."""
+    name = "scenes/scene_1/videos/video0_obj_potted_plant_yzwbdf_2.mp4"         # the question's video
+    video = no_video_release / name
+    video.write_bytes((DEMO / name).read_bytes().replace(b"moov", b"moow"))
+    out = tmp_path / "r.mp4"
+    assert main(["clip", str(no_video_release), "--uid", GP, "--out", str(out), "--seconds", "1",
+                 "--fps", "6", "--size", "320x180"]) == 0
+    err = capsys.readouterr().err
+    assert str(video) in err and "no 'moov' box" in err, err
+    assert "frames rendered from the scene at the video's poses instead" in err, err
+
+
 def test_release_without_video_or_scene_says_why(no_video_release, tmp_path, capsys):
     (no_video_release / "scenes" / "scene_1" / "scene.json").unlink()
     assert main(["clip", str(no_video_release), "--uid", GP, "--out", str(tmp_path / "n.mp4")]) == 2

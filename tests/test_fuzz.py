@@ -10,6 +10,7 @@ import os
 import string
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -565,3 +566,297 @@ def test_flags_database_class(folder, case):
             os.environ["GST_VIEWER_DATA"] = old_data
     _count("flags_database", outcome)
     assert outcome == "clean", (kind, detail)
+
+
+# ------------------------------------------------------------------ classes 2-4: videos, meshes, trajectories
+# Each case is judged by a function returning its outcome, so that tools can tally the same cases on another
+# checkout (GST_FUZZ_TALLY): "clean" (read whole, or refused or read in part with a message naming the file),
+# "silent" (a broken file read as if whole), "wrong" (a result that is not the file's), "traceback", "hang".
+def _alarm(seconds: int, what: str):
+    import signal
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError(what)))
+    signal.alarm(seconds)
+
+
+# GST_FUZZ_COUNT_ONLY=1: every case is counted and none fails the test (to tally a checkout, e.g. an older one).
+COUNT_ONLY = bool(os.environ.get("GST_FUZZ_COUNT_ONLY"))
+
+
+def _judged(cls: str, judge, *args) -> str:
+    import signal
+    _alarm(30, cls)
+    try:
+        outcome = judge(*args)
+    except TimeoutError:
+        outcome = "hang"
+    except Exception:
+        _count(cls, "traceback")
+        if COUNT_ONLY:
+            return "clean"
+        raise
+    finally:
+        signal.alarm(0)
+    _count(cls, outcome)
+    return "clean" if COUNT_ONLY and outcome != "clean" else outcome
+
+
+def _probe(path: str) -> str | None:
+    """render.video.probe_video; on a checkout without it (tallying an older one), what its reader said of the
+    first and last frames."""
+    from viewer.render import video
+    if hasattr(video, "probe_video"):
+        return video.probe_video(path)
+    try:
+        reader = video.VideoReader(path)
+        try:
+            reader.frame(reader.n_frames - 1)
+        finally:
+            reader.close()
+    except video.VideoError as e:
+        return str(e)
+    return None
+
+
+def _media_problem(path: str) -> str | None:
+    from viewer.core.audit.checks.missing_media import media_problem
+    try:
+        return media_problem(path, _probe)
+    except TypeError:                # an older checkout: the header alone
+        return media_problem(path)
+
+
+# Class 2: videos. A whole video must read whole; any broken one must be named by the reader (VideoError naming
+# the file, or `problem`), by the probe the audit and the exports use, and by `missing_media`; every frame the
+# reader says it has must decode.
+video_cases = st.one_of(
+    st.tuples(st.sampled_from(["whole", "cut", "cut-moov-last", "moov-renamed", "garbage-avcC", "audio-only",
+                               "zero-frames", "empty"]), st.floats(0.0, 0.999), st.integers(0, 2**16)),
+    st.tuples(st.just("flip"), st.floats(0.0, 0.999), st.integers(1, 255)),
+)
+
+
+def judge_video(folder: Path, case) -> str:
+    import broken_media
+
+    from viewer.render.video import VideoError, VideoReader
+    kind, where, seed = case
+    if kind == "flip":           # one byte changed anywhere: may go unnoticed, must never mislead
+        data = bytearray(broken_media.small_mp4())
+        data[int(len(data) * where)] ^= seed
+        data = bytes(data)
+    else:
+        data = broken_media.broken_video(kind, where, seed)
+    path = _fresh(folder, "videos") / "video_0.mp4"
+    path.write_bytes(data)
+    probe = _probe(str(path))
+    audit = _media_problem(str(path))
+    try:
+        reader = VideoReader(str(path))
+    except VideoError as e:
+        if str(path) not in str(e):
+            return "silent"
+        reader = None
+    if reader is not None:
+        try:
+            for k in range(reader.n_frames):
+                image = reader.frame(k)
+                if kind == "whole" and abs(int(image.mean()) - 20 * k) > 12:
+                    return "wrong"
+        except VideoError as e:
+            if str(path) not in str(e) or getattr(reader, "problem", None) is None:
+                return "wrong"               # it said it had this frame
+        finally:
+            reader.close()
+    if kind == "whole":
+        return "clean" if probe is None and audit is None and reader.n_frames == 12 else "wrong"
+    if kind == "flip":
+        return "clean"
+    return "clean" if probe and audit else "silent"
+
+
+@CLASS_FUZZ
+@given(video_cases)
+def test_videos_class(folder, case):
+    assert _judged("videos", judge_video, folder, case) == "clean", case
+
+
+# Class 3: meshes. Whole meshes read with their 4 triangles; every defect is a UserError naming the file. An OBJ
+# cut exactly at the end of a line is a shorter OBJ: nothing in the file can tell (counted as "undetectable").
+MESH_FORMATS = ("ply-ascii", "ply-binary", "obj", "glb")
+MESH_DEFECTS = ("none", "nan", "inf", "index-minus-1", "index-V", "index-50000", "cut", "obj-0-based",
+                "glb-self-child", "glb-cycle", "glb-two-parents", "glb-child-out-of-range")
+mesh_cases = st.tuples(st.sampled_from(MESH_FORMATS), st.sampled_from(MESH_DEFECTS), st.floats(0.0, 0.999),
+                       st.integers(0, 3))
+
+
+def _mesh_bytes(fmt: str, defect: str, where: float, which: int) -> tuple[str, bytes, str]:
+    """(file name, bytes, the defect actually planted: "none" when it does not apply to the format)."""
+    import broken_media as bm
+    v, f = bm.tetra()
+    f = f.copy()
+    if defect in ("nan", "inf"):
+        v[which % 4, which % 3] = np.nan if defect == "nan" else -np.inf
+    elif defect.startswith("index-"):
+        if fmt == "glb" and defect == "index-minus-1":
+            defect = "none"          # glTF indices are unsigned: -1 cannot be written
+        else:
+            f[which % 4, which % 3] = {"index-minus-1": -1, "index-V": 4, "index-50000": 50_000}[defect]
+    write = {"ply-ascii": bm.ply_ascii, "ply-binary": bm.ply_binary, "obj": bm.obj_text, "glb": bm.glb}[fmt]
+    name = "mesh." + fmt.split("-")[0]
+    if defect == "obj-0-based":
+        return (name, bm.obj_text(v, f, base=0), defect) if fmt == "obj" else (name, write(v, f), "none")
+    if defect.startswith("glb-"):
+        if fmt != "glb":
+            return name, write(v, f), "none"
+        nodes = {"glb-self-child": [{"name": "a", "mesh": 0, "children": [0]}],
+                 "glb-cycle": [{"name": "a", "mesh": 0, "children": [1]}, {"name": "b", "children": [0]}],
+                 "glb-two-parents": [{"name": "a", "children": [2]}, {"name": "b", "children": [2]},
+                                     {"name": "c", "mesh": 0}],
+                 "glb-child-out-of-range": [{"name": "a", "mesh": 0, "children": [7]}]}[defect]
+        return name, bm.glb(v, f, nodes, [0, 1] if defect == "glb-two-parents" else [0]), defect
+    data = write(v, f)
+    if defect == "cut":
+        return name, data[:max(1, int(len(data) * where))], defect
+    return name, data, defect
+
+
+def judge_mesh(folder: Path, case) -> str:
+    from viewer.render.scene_mesh import load_scene_mesh
+    name, data, defect = _mesh_bytes(*case)
+    path = _fresh(folder, "meshes") / name
+    path.write_bytes(data)
+    try:
+        mesh = load_scene_mesh(path)
+    except UserError as e:
+        if str(path) not in str(e):
+            return "silent"
+        return "clean" if defect != "none" else "wrong"
+    if not np.isfinite(mesh.vertices).all() or len(mesh.triangles) and (
+            mesh.triangles.min() < 0 or mesh.triangles.max() >= len(mesh.vertices)):
+        return "wrong"
+    if defect == "none":
+        return "clean" if len(mesh.triangles) == 4 else "wrong"
+    if defect == "cut" and case[0] == "obj" and data.endswith(b"\n"):
+        return "undetectable" if len(mesh.triangles) < 4 else "clean"
+    if defect == "cut" and len(mesh.triangles) == 4 and np.allclose(np.sort(mesh.vertices, axis=0),
+                                                                    np.sort(__import__("broken_media").tetra()[0],
+                                                                            axis=0)):
+        return "clean"               # cut where nothing was lost (a trailing newline)
+    return "silent"
+
+
+@CLASS_FUZZ
+@given(mesh_cases)
+def test_meshes_class(folder, case):
+    assert _judged("meshes", judge_mesh, folder, case) in ("clean", "undetectable"), (case, _mesh_bytes(*case)[2])
+
+
+# Class 4: trajectories. Poses k = 0..n-1 at x = k (so that the order can be checked), written in a format with
+# defects; read back, the poses must be the distinct valid ones in time order, and every defect said.
+TRAJ_DEFECTS = ("none", "shuffled", "descending", "duplicate-times", "degenerate-quaternion-small",
+                "degenerate-quaternion-huge", "nan-quaternion", "duplicate-image-ids", "no-points-lines",
+                "axis-angle-1e300")
+traj_cases = st.tuples(st.sampled_from(["tum", "colmap", "arkitscenes"]), st.sampled_from(TRAJ_DEFECTS),
+                       st.integers(2, 9), st.integers(0, 2**16))
+
+_SAID = {"shuffled": "import.timestamps_unsorted", "descending": "import.timestamps_unsorted",
+         "duplicate-times": "import.duplicate_timestamps", "degenerate-quaternion-small": "import.bad_quaternion",
+         "degenerate-quaternion-huge": "import.bad_quaternion", "nan-quaternion": "import.bad_quaternion",
+         "duplicate-image-ids": "import.duplicate_image_id", "no-points-lines": "import.colmap_no_points_lines",
+         "axis-angle-1e300": "import.bad_pose"}
+
+
+def _trajectory_file(folder: Path, fmt: str, defect: str, n: int, seed: int) -> tuple[Path, list[int], str]:
+    """(path, the x of each pose that must be read, in order, the defect planted)."""
+    rng = np.random.default_rng(seed)
+    order = list(range(n))
+    times = [0.1 * k for k in range(n)]
+    bad = int(rng.integers(0, n))
+    applies = {"tum": TRAJ_DEFECTS[:7], "arkitscenes": ("none", "shuffled", "descending", "duplicate-times",
+                                                       "axis-angle-1e300"),
+               "colmap": ("none", "shuffled", "degenerate-quaternion-small", "degenerate-quaternion-huge",
+                          "nan-quaternion", "duplicate-image-ids", "no-points-lines")}[fmt]
+    if defect not in applies:
+        defect = "none"
+    if defect == "shuffled":
+        rng.shuffle(order)
+        if order == sorted(order):
+            order = order[::-1]
+    elif defect == "descending":
+        order = order[::-1]
+    expect = sorted(order)
+    if defect == "duplicate-times":
+        dup = max(1, bad)
+        times[dup] = times[dup - 1]                 # pose dup shares pose dup-1's time: the first is kept
+        expect = [k for k in expect if k != dup]
+    d = _fresh(folder, "traj")
+    for p in d.iterdir():
+        p.unlink()
+    quats = {k: [0.0, 0.0, 0.0, 1.0] for k in range(n)}        # x y z w
+    if defect.startswith("degenerate") or defect == "nan-quaternion":
+        scale = {"degenerate-quaternion-small": 1e-12, "degenerate-quaternion-huge": 1e200}.get(defect)
+        quats[bad] = [0.0, 0.0, 0.0, scale] if scale else [float("nan")] * 4
+        expect = [k for k in expect if k != bad] if defect != "none" else expect
+    if fmt == "tum":
+        path = d / "traj.txt"
+        path.write_text("# timestamp tx ty tz qx qy qz qw\n" + "".join(
+            f"{times[k]!r} {k} 0 0 {' '.join(map(repr, quats[k]))}\n" for k in order))
+    elif fmt == "arkitscenes":
+        path = d / "lowres_wide.traj"
+        # world-to-camera: identity rotation and translation -x (the camera at x = k)
+        rot = {k: "0 0 0" for k in range(n)}
+        if defect == "axis-angle-1e300":
+            rot[bad] = "1e300 0 0"
+            expect = [k for k in expect if k != bad]
+        path.write_text("".join(f"{times[k]!r} {rot[k]} {-k} 0 0\n" for k in order))
+    else:
+        path = d / "images.txt"
+        lines = ["# Image list with two lines of data per image:",
+                 "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME", "#   POINTS2D[] as (X, Y, POINT3D_ID)"]
+        ids = {k: k + 1 for k in range(n)}
+        if defect == "duplicate-image-ids" and n > 1:
+            ids[max(1, bad)] = ids[max(1, bad) - 1]
+            dropped = max(1, bad) if order.index(max(1, bad)) > order.index(max(1, bad) - 1) else max(1, bad) - 1
+            expect = [k for k in expect if k != dropped]
+        for k in order:
+            qx, qy, qz, qw = quats[k]
+            lines.append(f"{ids[k]} {qw!r} {qx!r} {qy!r} {qz!r} {-k} 0 0 1 frame_{k:04d}.jpg")
+            if defect != "no-points-lines":
+                lines.append("320.5 240.5 -1" if k % 2 else "")
+        path.write_text("\n".join(lines) + "\n")
+        (d / "cameras.txt").write_text("1 PINHOLE 640 480 500 500 320 240\n")
+    return path, expect, defect
+
+
+def judge_trajectory(folder: Path, case) -> str:
+    from viewer.core.scene.formats import tie_to_video
+    from viewer.core.scene.formats.trajectories import read_trajectory
+    fmt, defect, n, seed = case
+    path, expect, defect = _trajectory_file(folder, fmt, defect, n, seed)
+    try:
+        traj = read_trajectory(path, fmt)
+    except UserError as e:
+        return "clean" if str(path) in str(e) and not expect else ("silent" if str(path) not in str(e) else "wrong")
+    said = {x.code for x in traj.diagnostics}
+    if defect != "none" and not (fmt == "colmap" and defect == "shuffled") and _SAID[defect] not in said:
+        return "silent"
+    if defect in ("degenerate-quaternion-small", "degenerate-quaternion-huge") and not any(
+            "degenerate" in x.message for x in traj.diagnostics.with_code("import.bad_quaternion")):
+        return "silent"              # said, but as the wrong thing ("NaN or infinity")
+    got = [int(round(x)) for x in traj.poses[traj.valid, :3, 3][:, 0]]
+    if got != expect:
+        return "wrong"
+    if traj.timestamps is not None:
+        if not (np.diff(traj.timestamps) > 0).all():
+            return "wrong"
+        from viewer.core.diagnostics import Diagnostics
+        tied = tie_to_video(traj, n, 10.0, "timestamp", Diagnostics(), "video.mp4")     # frame k at 0.1 k s
+        if np.isfinite(tied).all(axis=(1, 2)).sum() < len(expect):
+            return "wrong"           # poses lost on the way to the video's frames
+    return "clean"
+
+
+@CLASS_FUZZ
+@given(traj_cases)
+def test_trajectories_class(folder, case):
+    assert _judged("trajectories", judge_trajectory, folder, case) == "clean", case

@@ -209,7 +209,7 @@ GOOD = "0.0 2 1 1.5 0.5 -0.5 0.5 -0.5\n"
     ("0.1 2 1 1.5 0 0 0 0\n", "import.bad_quaternion"),
 ])
 def test_bad_tum_lines_are_skipped_with_file_and_line(tmp_path, line, code):
-    traj = read_trajectory(_tum(tmp_path, GOOD + line + GOOD), "tum")
+    traj = read_trajectory(_tum(tmp_path, GOOD + line + "0.2" + GOOD[3:]), "tum")
     (d,) = traj.diagnostics.with_code(code)
     assert (d.file, d.line) == (str(tmp_path / "traj.txt"), 3)
     assert traj.valid.tolist() == ([True, True] if code == "import.malformed_line" else [True, False, True])

@@ -69,6 +69,7 @@ def cmd_audit(argv: list[str]) -> int:
     from .core.audit import parse_checks, run_audit
     from .core.session import open_session
     from .render.audit_images import SceneImages
+    from .render.video import probe_video
     from .render.visibility import SceneVisibility
     from .textprogress import ProgressBar
     checks = parse_checks(args.checks)
@@ -79,7 +80,7 @@ def cmd_audit(argv: list[str]) -> int:
         with ProgressBar("auditing", len(session.release)) as bar:
             report = run_audit(session.release, session.results, checks, progress=bar, workers=args.workers,
                                visibility=SceneVisibility, images=SceneImages, executor=executor,
-                               frame_chunk=args.frame_chunk)
+                               frame_chunk=args.frame_chunk, videos=probe_video)
     finally:
         if executor is not None:
             executor.close()

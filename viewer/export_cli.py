@@ -63,7 +63,10 @@ def _subject(args, frames: bool = True):
     qi = find_question(session.release, args.uid)
     _say_question_problems(session, qi)
     ensure_gui_app()
-    return prepare(session, qi, models, frames=frames)
+    subject = prepare(session, qi, models, frames=frames)
+    if subject.media.video_problem:                # drawn as far as it goes; said here for scripts too
+        print(f"gst-viewer: {subject.media.video_problem}", file=sys.stderr)
+    return subject
 
 
 def _say_question_problems(session, qi: int) -> None:
@@ -101,6 +104,8 @@ def cmd_render(argv: list[str]) -> int:
         written = export_figure(subject, args.layout, out, args.scale, args.camera, THEMES[args.theme])
     finally:
         subject.close()
+    for problem in subject.assets.problems():         # a mesh refused: the figure shows boxes, or no scene
+        print(f"gst-viewer: {problem}", file=sys.stderr)
     print(written)
     return EXIT_OK
 
@@ -136,12 +141,15 @@ def cmd_clip(argv: list[str]) -> int:
     size = parse_size(args.size) if args.size else None
     subject = _subject(args)
     try:
-        if subject.media.frames is not None and subject.media.frames.note:
-            print(f"gst-viewer: {subject.media.frames.note}", file=sys.stderr)
+        frames = subject.media.frames
+        if frames is not None and frames.note and frames.note != subject.media.video_problem:
+            print(f"gst-viewer: {frames.note}", file=sys.stderr)
         with ProgressBar("clip", max(1, int(round(args.seconds * args.fps))), min_total=1, plain=True) as bar:
             result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
     finally:
         subject.close()
+    for problem in subject.assets.problems():
+        print(f"gst-viewer: {problem}", file=sys.stderr)
     if result.note:
         print(f"gst-viewer: {result.note}", file=sys.stderr)
     print(f"{result.path}  ({result.frames} frames, {result.size[0]}x{result.size[1]}, {result.codec})")

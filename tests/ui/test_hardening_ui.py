@@ -133,3 +133,59 @@ def test_a_forced_benchmark_that_does_not_fit_is_said_in_problems(qtbot, make_in
     qtbot.waitUntil(lambda: any(said in window.problems.item(k).text() for k in range(window.problems.count())),
                     timeout=20000)
     assert state.session is None or state.session.release.benchmark.name != "gst"
+
+
+# ------------------------------------------------------------------ issue 26, classes 2 and 3 in the window
+@pytest.mark.parametrize("kind, said", [
+    ("cut-40%", "of 535 decodable; the file is cut"), ("moov-renamed", "no 'moov' box"),
+    ("garbage-avcC", "no frame can be decoded"), ("audio-only", "audio only"),
+])
+def test_the_video_pane_says_a_video_is_cut_and_problems_lists_it(qtbot, make_inspector, real_samples, kind, said):
+    from published_samples import POS_UID, TDSM_UID
+    from test_hardening_inputs import _broken_sample_video
+    video = _broken_sample_video(real_samples, kind)
+    window, state = make_inspector(real_samples, uid=TDSM_UID)
+    player = window.sample_view.player
+
+    def listed():
+        return [window.problems.item(k).text() for k in range(window.problems.count())]
+    qtbot.waitUntil(lambda: any(video in t and said in t for t in listed()), timeout=30000)
+    if kind == "cut-40%":                   # what decodes is shown, and the pane says the rest is missing
+        qtbot.waitUntil(lambda: player.n_frames > 0, timeout=20000)
+        assert player.notice.isVisible() and said in player.notice.text()
+        assert 0 < player.n_frames < 535 and player.label.text().startswith(f"1 / {player.n_frames}")
+        player.seek(player.n_frames - 1)       # the last frame it claims decodes
+        qtbot.waitUntil(lambda: player.current == player.n_frames - 1, timeout=20000)
+    else:
+        qtbot.waitUntil(lambda: "cannot be played" in player.pane.message, timeout=20000)
+        assert not player.play_button.isEnabled()
+    state.select_uid(POS_UID)                  # another sample, and back: said once, the notice gone and back
+    qtbot.waitUntil(lambda: not player.notice.isVisible(), timeout=10000)
+    state.select_uid(TDSM_UID)
+    qtbot.wait(500)
+    assert sum(video in t for t in listed()) == 1
+
+
+@pytest.mark.parametrize("kind, said", [("glb-self-child", "its own child"),
+                                        ("index-50000", "outside 0..3 (e.g. 50000)")])
+def test_a_broken_scene_mesh_is_listed_in_problems(qtbot, make_inspector, tmp_path, kind, said):
+    import audit_release as ar
+    import broken_media as bm
+    root = ar.build(tmp_path / "rel", mesh=True)
+    v, f = bm.tetra()
+    f = f.copy()
+    if kind == "index-50000":
+        f[0, 0] = 50_000
+    nodes = [{"name": "a", "mesh": 0, "children": [0]}] if kind == "glb-self-child" else None
+    (root / "scenes" / ar.SCENE / "scene.glb").write_bytes(bm.glb(v * 4.0, f, nodes))
+    from viewer.core.map_choice import MapSource
+    window, state = make_inspector(root, uid=ar.uid("ED_v"))
+    state.map_source = MapSource.render("floorplan")      # the map drawn from the scene mesh, as a user picks it
+
+    def listed():
+        return [window.problems.item(k).text() for k in range(window.problems.count())]
+    qtbot.waitUntil(lambda: any("scene.glb" in t and said in t for t in listed()), timeout=30000)
+    assert state.uid == ar.uid("ED_v")
+    state.select_uid(ar.uid("Pos"))                      # another question of the scene: said once
+    qtbot.wait(500)
+    assert sum("scene.glb" in t for t in listed()) == 1

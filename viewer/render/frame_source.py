@@ -23,7 +23,8 @@ class FrameSource:
     kind: str                    # "video" or "rendered"
     n_frames: int
     fps: float
-    note: str                    # shown on exports: where the frames come from
+    note: str                    # shown on exports: where the frames come from, and what is wrong with them
+    problem: str = ""            # what is wrong with the question's video file ("" when nothing): said on stderr
 
     def frame(self, k: int) -> np.ndarray:   # (h, w, 3) uint8 RGB
         raise NotImplementedError
@@ -36,10 +37,17 @@ class VideoFrames(FrameSource):
     def __init__(self, path: str, fps_hint: float | None = None):
         self.reader = VideoReader(path)
         fps = self.reader.fps if self.reader.fps > 0 else (fps_hint or 10.0)
-        super().__init__("video", self.reader.n_frames, fps, "")
+        problem = f"{path}: {self.reader.problem}" if self.reader.problem else ""
+        super().__init__("video", self.reader.n_frames, fps, problem, problem)
 
     def frame(self, k: int) -> np.ndarray:
-        return self.reader.frame(k)
+        """Frame k; one that cannot be decoded after all is drawn black, and said in `problem`."""
+        try:
+            return self.reader.frame(k)
+        except VideoError as e:
+            if str(e) not in self.problem:
+                self.problem = self.note = "; ".join(p for p in (self.problem, str(e)) if p)
+            return np.zeros((max(1, self.reader.height), max(1, self.reader.width), 3), np.uint8)
 
     def close(self) -> None:
         self.reader.close()
@@ -111,5 +119,9 @@ def open_frames(question, geometry: QuestionGeometry | None, assets=None) -> tup
             caster = mesh._cache.get("view_raycaster")
             if caster is None:
                 caster = mesh._cache["view_raycaster"] = Raycaster(mesh)
-            return RenderedFrames(caster, track.poses, track.intrinsics, track.fps or 10.0), ""
+            rendered = RenderedFrames(caster, track.poses, track.intrinsics, track.fps or 10.0)
+            if paths:                     # a video was there but cannot be read: never in its place unsaid
+                rendered.problem = "; ".join(dict.fromkeys(problems))
+                rendered.note = f"{rendered.problem}: frames rendered from the scene at the video's poses instead"
+            return rendered, ""
     return None, "; ".join(dict.fromkeys(problems))

@@ -37,6 +37,7 @@ class QuestionMedia:
     option_notes: list[str] = field(default_factory=list)
     frames: FrameSource | None = None
     frames_note: str = ""
+    video_problem: str = ""                      # a video file there that cannot be shown whole: said on stderr
     overlay3d: Overlay | None = None
     results_shown: list = field(default_factory=list)   # session.results, unchosen models hidden
 
@@ -93,6 +94,10 @@ def gather_media(session: Session, qi: int, scenes: SceneLibrary | None, assets:
     media.overlay3d = view.scene_overlay(media.results_shown)
     if frames:
         media.frames, media.frames_note = open_frames(q, g, assets)
+        if media.frames is not None:
+            media.video_problem = media.frames.problem
+        elif (q.video is not None and q.video.exists) or (g is not None and g.video is not None and g.video.file):
+            media.video_problem = media.frames_note
     return media
 
 

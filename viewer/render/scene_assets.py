@@ -31,6 +31,9 @@ class SceneAssets:
         self._maps: dict[tuple, RenderedMap] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        # Called once per scene with what its mesh met (refused, boxes drawn instead), from the loading thread:
+        # the window lists it in Problems.
+        self.on_problem = None
 
     def _lock(self, key: str) -> threading.Lock:
         with self._guard:
@@ -47,9 +50,23 @@ class SceneAssets:
                 mesh = self._build(scene)
             except UserError as e:
                 self._errors[scene.id] = str(e)
+                self._say(str(e))
                 raise
             self._meshes[scene.id] = mesh
+            if "load_problem" in mesh._cache:
+                self._say(mesh._cache["load_problem"])
             return mesh
+
+    def _say(self, text: str) -> None:
+        if self.on_problem is not None:
+            self.on_problem(text)
+
+    def problems(self) -> list[str]:
+        """What loading the scenes' meshes met so far: a scene with nothing to draw, a mesh refused (and its
+        boxes drawn instead), for a command to say."""
+        with self._guard:
+            meshes, errors = list(self._meshes.values()), list(self._errors.values())
+        return errors + [m._cache["load_problem"] for m in meshes if "load_problem" in m._cache]
 
     def _build(self, scene: Scene):
         from .scene_mesh import boxes_mesh, load_scene_mesh

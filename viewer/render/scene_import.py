@@ -177,17 +177,36 @@ def _moved(path: str | None, tmp: Path, out: Path) -> str | None:
 
 # ------------------------------------------------------------------ geometry
 def _mesh_geometry(path: str, mesh: SceneMesh, up: str, tmp: Path, scene: Scene) -> SceneMesh:
-    """The mesh, z-up: copied as is when it already is (and is one self-contained file), else rewritten."""
+    """The mesh as read and checked (load_scene_mesh), z-up, written anew: never the source file copied, whose
+    bytes a reader might repair differently. A GLB keeps one node per instance; anything else becomes a PLY."""
     src = Path(path)
     if up != "z" or src.suffix.lower() not in (".ply", ".glb"):
         mesh.vertices = np.ascontiguousarray(z_up_points(mesh.vertices, up), np.float32)
         dst = tmp / "mesh.ply"
         _write_ply(mesh, dst)
+    elif src.suffix.lower() == ".glb":
+        dst = tmp / "mesh.glb"
+        _write_glb(mesh, dst)
     else:
-        dst = tmp / f"mesh{src.suffix.lower()}"
-        shutil.copyfile(src, dst)
+        dst = tmp / "mesh.ply"
+        _write_ply(mesh, dst)
     scene.mesh = str(dst)
     return mesh
+
+
+def _write_glb(mesh: SceneMesh, dst: Path) -> None:
+    """A GLB with one node per instance, named by its id (as load_scene_mesh reads them back)."""
+    import trimesh
+    placed = trimesh.Scene()
+    for index, iid in enumerate(mesh.instance_ids):
+        faces = mesh.triangles[mesh.triangle_instance == index]
+        if not len(faces):
+            continue
+        used, local = np.unique(faces, return_inverse=True)
+        part = trimesh.Trimesh(mesh.vertices[used], local.reshape(-1, 3),
+                               face_colors=mesh.triangle_colors[mesh.triangle_instance == index], process=False)
+        placed.add_geometry(part, node_name=iid, geom_name=iid)
+    dst.write_bytes(placed.export(file_type="glb"))
 
 
 def _write_ply(mesh: SceneMesh, dst: Path) -> None:
@@ -205,6 +224,8 @@ def _omnigibson_geometry(og: OmniGibsonScene, meshes: str | None, tmp: Path, sce
     if not meshes:
         return boxes_mesh(boxes, semantics)
     import trimesh
+
+    from .mesh_check import array_problem, file_problem
     folder = Path(meshes)
     if not folder.is_dir():
         raise UserError(f"--meshes {folder}: not a folder")
@@ -215,9 +236,15 @@ def _omnigibson_geometry(og: OmniGibsonScene, meshes: str | None, tmp: Path, sce
         part = None
         if found is not None:
             try:
-                part = trimesh.load(str(found), force="mesh")
+                problem = file_problem(found)          # before trimesh: a glTF node cycle would hold it
+                if problem:
+                    raise ValueError(problem)
+                part = trimesh.load(str(found), force="mesh", process=False)
                 if len(part.faces) == 0:
                     raise ValueError("no triangles")
+                problem = array_problem(np.asarray(part.vertices), np.asarray(part.faces), found.name)
+                if problem:
+                    raise ValueError(problem)
             except Exception as e:   # one bad object mesh: its box instead, reported
                 diags.error(f"cannot read this object mesh ({e}); {name} is drawn as its box", found,
                             code="import.bad_object_mesh")

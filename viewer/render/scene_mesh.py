@@ -159,13 +159,22 @@ def load_scene_mesh(path: str | Path, semantics: Mapping[str, str] | None = None
     """
     import trimesh  # heavy; only when a mesh is actually opened
 
+    from .mesh_check import array_problem, file_problem
+
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: scene mesh not found")
+    problem = file_problem(path)          # before trimesh: a glTF node cycle would hold it for ever
+    if problem:
+        raise UserError(f"{path}: cannot load the scene mesh: {problem}")
     try:
-        scene = trimesh.load(str(path), force="scene")
+        # process=False: trimesh would otherwise drop NaN vertices and their faces unsaid; the arrays are
+        # checked below as read.
+        scene = trimesh.load(str(path), force="scene", process=False)
     except Exception as exc:  # trimesh raises many types for bad files
-        raise UserError(f"{path}: cannot load the scene mesh ({type(exc).__name__}: {exc})") from None
+        why = "the binary PLY is cut short or damaged (its size does not match its header)" \
+            if "unexpected length" in str(exc) else f"{type(exc).__name__}: {exc}"
+        raise UserError(f"{path}: cannot load the scene mesh ({why})") from None
 
     graph = scene.graph
     geometry_nodes = [n for n in graph.nodes_geometry
@@ -185,6 +194,9 @@ def load_scene_mesh(path: str | Path, semantics: Mapping[str, str] | None = None
         if len(mesh.faces) == 0:
             continue
         v = np.asarray(mesh.vertices, np.float64)
+        problem = array_problem(v, np.asarray(mesh.faces), f"part {node!r}")
+        if problem:
+            raise UserError(f"{path}: cannot load the scene mesh: {problem}")
         v = v @ transform[:3, :3].T + transform[:3, 3]
         iid = path.stem if single else _instance_node(graph, node, wrapper)
         parts.setdefault(iid, []).append(

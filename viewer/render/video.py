@@ -80,7 +80,7 @@ class AvVideoReader(_FrameCache):
     free. Not thread-safe: use one reader per thread.
     """
 
-    def __init__(self, path: str, cache_frames: int = 48):
+    def __init__(self, path: str, cache_frames: int = 48, probe_end: bool = False):
         if not path or not os.path.isfile(path):
             raise VideoError(f"{path}: file not found")
         if lfs_pointer_file(path):
@@ -89,22 +89,37 @@ class AvVideoReader(_FrameCache):
         self.path = path
         super().__init__(cache_frames)
         self._container = None
+        self.problem: str | None = None          # what is wrong with a file that still shows frames
+        cut = False
+        pts, key = [], []
         try:
             self._container = av.open(path)
             if not self._container.streams.video:
-                raise VideoError(f"{path}: no video stream")
+                audio = " (it holds audio only)" if self._container.streams.audio else ""
+                raise VideoError(f"{path}: no video stream{audio}{container_problem(path)}")
             self._stream = stream = self._container.streams.video[0]
-            pts, key = [], []
-            for packet in self._container.demux(stream):
-                if packet.pts is not None:
-                    pts.append(packet.pts)
-                    key.append(bool(packet.is_keyframe))
+            if stream.codec_context is None:
+                raise VideoError(f"{path}: its video codec is unknown or damaged; no frame can be decoded"
+                                 f"{container_problem(path)}")
+            try:
+                for packet in self._container.demux(stream):
+                    if packet.pts is not None and packet.size:
+                        pts.append(packet.pts)
+                        key.append(bool(packet.is_keyframe))
+            except (av.FFmpegError, OSError, ValueError):
+                if not pts:
+                    raise
+                cut = True                   # the index goes on past the data: keep the packets read
+        except VideoError:
+            self.close()
+            raise
         except (av.FFmpegError, OSError, ValueError) as e:
             self.close()
-            raise VideoError(f"{path}: not a readable video ({e})") from None
+            raise VideoError(f"{path}: not a readable video ({e}{container_problem(path)})") from None
         if not pts:
             self.close()
-            raise VideoError(f"{path}: no frame can be decoded (corrupt or unsupported video)")
+            raise VideoError(f"{path}: no frame can be decoded: the video holds no frames"
+                             f"{container_problem(path) or ' (corrupt or unsupported video)'}")
         order = np.argsort(pts, kind="stable")
         self.pts = np.asarray(pts, np.int64)[order]            # presentation order
         self._keyframe = np.asarray(key, bool)[order]
@@ -121,40 +136,95 @@ class AvVideoReader(_FrameCache):
         stream.thread_type = "AUTO"
         try:
             self._put(0, self._decode_to(0))
-        except VideoError:
+        except VideoError as e:
             self.close()
-            raise
+            why = f"{getattr(e, 'cause', '')}{container_problem(path)}".lstrip("; ")
+            raise VideoError(f"{path}: no frame can be decoded" + (f" ({why})" if why else "")) from None
+        # A file whose index names more frames than its data holds is cut: where it ends is found now, so that
+        # no frame past it is asked for. The last frame of a file that looks whole is decoded only when asked
+        # (`probe_end`; the audit and the exports do): it costs a group of pictures, 10x the open.
+        self._declared = max(int(stream.frames or 0), self.n_frames)
+        cut = cut or self._declared > self.n_frames or bool(container_problem(path))
+        if cut or probe_end:
+            self._probe_end(self._declared, cut)
+
+    def _probe_end(self, declared: int, cut: bool) -> None:
+        """Decode the last frame; when it cannot be, find the last one that can (from the last keyframe that
+        decodes, forward) and keep the video to frames 0..that, saying so in `problem`."""
+        last = self.n_frames - 1
+        if last > 0:
+            try:
+                self._put(last, self._decode_to(last))
+            except VideoError:
+                self.n_frames = self._decodable_end()
+        if self.n_frames < declared:
+            self.problem = (f"frames 1–{self.n_frames} of {declared} decodable; the file is cut" if cut else
+                            f"frames 1–{self.n_frames} of {declared} decodable; the rest cannot be decoded "
+                            "(the file is damaged)")
+        elif cut:
+            self.problem = (f"all {self.n_frames} frames decode, but the file is cut"
+                            f"{container_problem(self.path).replace('; the file is cut', '')}")
+        self._decoder = None
+        self._next = self.n_frames
+
+    def _decodable_end(self) -> int:
+        """1 + the last frame that decodes (at least 1: frame 0 did)."""
+        av = import_av()
+        for key in np.flatnonzero(self._keyframe)[::-1]:
+            key = int(key)
+            end = key
+            try:
+                self._container.seek(int(self.pts[key]), stream=self._stream, backward=True, any_frame=False)
+                for f in self._container.decode(self._stream):
+                    if f.pts is not None:
+                        end = max(end, int(np.searchsorted(self.pts, f.pts)) + 1)
+            except (av.FFmpegError, OSError, ValueError):
+                pass
+            if end > key:
+                return min(end, self.n_frames)
+        return 1
 
     def frame(self, index: int) -> np.ndarray:
-        """Frame `index` (clamped to the video) as (h, w, 3) RGB; VideoError if undecodable."""
+        """Frame `index` (clamped to the decodable frames) as (h, w, 3) RGB; VideoError if undecodable."""
         index = min(max(int(index), 0), self.n_frames - 1)
         hit = self._cached(index)
         if hit is not None:
             return hit
-        img = self._decode_to(index)
+        try:
+            img = self._decode_to(index)
+        except VideoError:
+            if self.problem is None:         # damaged inside: how far it decodes is said from now on
+                self._probe_end(self._declared, False)
+                if self.problem is None:
+                    self.problem = f"frame {index + 1} of {self.n_frames} cannot be decoded (the file is damaged)"
+            raise
         self._put(index, img)
         return img
 
     def _decode_to(self, index: int) -> np.ndarray:
         av = import_av()
         key = int(np.flatnonzero(self._keyframe[: index + 1])[-1])
-        if not (self._decoder is not None and key <= self._next <= index):
-            self._container.seek(int(self.pts[key]), stream=self._stream, backward=True, any_frame=False)
-            self._decoder = self._container.decode(self._stream)
-            self._next = key
         target = int(self.pts[index])
         try:
+            if not (self._decoder is not None and key <= self._next <= index):
+                self._container.seek(int(self.pts[key]), stream=self._stream, backward=True, any_frame=False)
+                self._decoder = self._container.decode(self._stream)
+                self._next = key
             for f in self._decoder:
                 if f.pts is None:
                     continue
                 self._next = int(np.searchsorted(self.pts, f.pts)) + 1
                 if f.pts >= target:
                     return f.to_ndarray(format="rgb24")
-        except av.FFmpegError as e:
+        except (av.FFmpegError, OSError, ValueError) as e:    # whatever FFmpeg says of damaged data
             self._decoder = None
-            raise VideoError(f"{self.path}: frame {index} cannot be decoded ({e})") from None
+            error = VideoError(f"{self.path}: frame {index} cannot be decoded ({e})")
+            error.cause = getattr(e, "strerror", None) or str(e)
+            raise error from None
         self._decoder = None
-        raise VideoError(f"{self.path}: frame {index} cannot be decoded")
+        error = VideoError(f"{self.path}: frame {index} cannot be decoded")
+        error.cause = "the data ends before it"
+        raise error
 
     def close(self) -> None:
         if self._container is not None:
@@ -163,9 +233,54 @@ class AvVideoReader(_FrameCache):
             self._decoder = None
 
 
-def VideoReader(path: str, cache_frames: int = 48) -> AvVideoReader:
-    """A reader for `path`, giving `frame(k)`, `n_frames`, `fps`, `width`, `height`, `close()`;
-    VideoError when PyAV, a dependency of gst-viewer, is missing."""
+def container_problem(path: str) -> str:
+    """What the top-level boxes of an MP4/MOV file say is wrong ("; ..."), else "": a box that runs past the
+    end of the file (cut), or no `moov` box (the frame index) at all."""
+    if os.path.splitext(path)[1].lower() not in (".mp4", ".mov", ".m4v"):
+        return ""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            seen, at = [], 0
+            while at + 8 <= size and len(seen) < 10_000:
+                f.seek(at)
+                head = f.read(16)
+                length, kind = int.from_bytes(head[:4], "big"), head[4:8].decode("latin-1")
+                if length == 1 and len(head) >= 16:
+                    length = int.from_bytes(head[8:16], "big")
+                elif length == 0:
+                    length = size - at
+                if length < 8:
+                    return f"; its box at byte {at} is damaged"
+                seen.append(kind)
+                if at + length > size:
+                    if kind == "moov" or "moov" in seen:
+                        return f"; the file is cut inside its {kind!r} box ({size:,} of {at + length:,} bytes)"
+                    return "; the file is cut before its 'moov' box (the index of its frames)"
+                at += length
+    except OSError:
+        return ""
+    if "moov" not in seen:
+        return "; it has no 'moov' box (the index of its frames): cut or damaged"
+    return ""
+
+
+def probe_video(path: str) -> str | None:
+    """Why the video at `path` cannot be shown whole (its first and last frames decoded), or None."""
+    try:
+        reader = VideoReader(path, cache_frames=2, probe_end=True)
+    except VideoError as e:
+        return str(e).removeprefix(f"{path}: ")
+    try:
+        return reader.problem
+    finally:
+        reader.close()
+
+
+def VideoReader(path: str, cache_frames: int = 48, probe_end: bool = False) -> AvVideoReader:
+    """A reader for `path`, giving `frame(k)`, `n_frames`, `fps`, `width`, `height`, `problem`, `close()`;
+    VideoError when the file shows no frame, or when PyAV, a dependency of gst-viewer, is missing.
+    `probe_end`: decode the last frame now, so that `problem` also says a damaged end."""
     if import_av() is None:
         raise VideoError(f"{path}: cannot decode video without PyAV (pip install av)")
-    return AvVideoReader(path, cache_frames)
+    return AvVideoReader(path, cache_frames, probe_end)

@@ -16,6 +16,7 @@ from ..core.audit import AuditReport, run_audit
 from ..core.review.flags import FlagStore
 from ..core.state import InspectorState
 from ..render.audit_images import SceneImages
+from ..render.video import probe_video
 from ..render.visibility import SceneVisibility
 from .audit_dock import AuditPanel
 from .flags_panel import FlagsPanel
@@ -43,7 +44,7 @@ class AuditController(QObject):
             return
         self.panel.set_running()
         # Rays cast, images read and maps rendered by the render layer.
-        audit = partial(run_audit, visibility=SceneVisibility, images=SceneImages)
+        audit = partial(run_audit, visibility=SceneVisibility, images=SceneImages, videos=probe_video)
         self.jobs.submit(audit, session.release, list(session.results), lane="audit", scope="session",
                          label="auditing", with_progress=True, done=self._audited, failed=self.panel.set_failed)
 

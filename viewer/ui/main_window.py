@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
     sessionLoaded = pyqtSignal()
     loadFailed = pyqtSignal(str)
     predictionsAdded = pyqtSignal()
+    meshProblem = pyqtSignal(str, str)        # (level, text) from SceneAssets, emitted on a pool thread
 
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
@@ -164,6 +165,9 @@ class MainWindow(QMainWindow):
                        self.talk.message, self.compare_bar.message, self.layers.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
+        self.sample_view.player.problem.connect(self._add_problem)      # a cut or unplayable video
+        self.meshProblem.connect(self._add_problem)                      # a scene mesh refused (boxes drawn)
+        self.assets.on_problem = lambda text: self.meshProblem.emit("error", text)     # from a pool thread
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
         self.restore_layout()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from PyQt6.QtCore import QTimer
+from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtGui import QImage
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -37,8 +37,9 @@ class FrameSource:
         with self._first_lock:
             return self._first.get(path)
 
-    def decode(self, path: str, index: int) -> tuple[int, QImage, int, float]:
-        """(index actually decoded, frame, frame count, fps); VideoError when it cannot."""
+    def decode(self, path: str, index: int) -> tuple[int, QImage, int, float, str | None]:
+        """(index actually decoded, frame, frame count, fps, what is wrong with the file); VideoError when it
+        cannot."""
         from ..render.video import VideoReader
         with self._lock:
             reader = self._readers.get(path)
@@ -50,7 +51,7 @@ class FrameSource:
             self._readers.move_to_end(path)
             frame = reader.frame(index)
             index = min(max(index, 0), reader.n_frames - 1)
-            result = (index, array_to_qimage(frame), reader.n_frames, reader.fps)
+            result = (index, array_to_qimage(frame), reader.n_frames, reader.fps, reader.problem)
         if index == 0:
             with self._first_lock:
                 self._first[path] = result
@@ -60,8 +61,12 @@ class FrameSource:
 
 
 class VideoPlayer(QWidget):
+    # (level, text) for the Problems list: a video that is cut or cannot be played, once per file.
+    problem = pyqtSignal(str, str)
+
     def __init__(self, state: InspectorState, jobs: Jobs, parent=None):
         super().__init__(parent)
+        self._said: set[str] = set()
         self.state = state
         self.jobs = jobs
         self.source = FrameSource()
@@ -85,6 +90,10 @@ class VideoPlayer(QWidget):
         self.speed.setCurrentIndex(SPEEDS.index(1.0))
         self.label = QLabel("–")
         self.label.setMinimumWidth(130)
+        # What is wrong with the file on screen ("frames 1–154 of 337 decodable; the file is cut").
+        self.notice = QLabel(wordWrap=True)
+        self.notice.setStyleSheet("color: #b35c00;")
+        self.notice.hide()
 
         # The scrubber on its own row, as wide as the video (a few hundred frames need the pixels);
         # the buttons, the frame count and the speed under it.
@@ -101,6 +110,7 @@ class VideoPlayer(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.pane, 1)
+        lay.addWidget(self.notice)
         lay.addLayout(scrub)
         lay.addLayout(controls)
 
@@ -113,6 +123,7 @@ class VideoPlayer(QWidget):
         self.speed.currentIndexChanged.connect(lambda _: self._retime())
         self._set_enabled(False)
         state.events.frame.connect(self._frame_wanted)
+        state.events.session.connect(lambda *_: self._said.clear())     # a new session's Problems list is new
 
     def _frame_wanted(self, index: int) -> None:
         if self.n_frames and index != self.current:
@@ -135,6 +146,7 @@ class VideoPlayer(QWidget):
         self.slider.setValue(0)
         self.slider.blockSignals(False)
         self._set_enabled(False)
+        self._set_notice(None)
         if path is None:
             self.pane.set_message(message or "no video")
             self.label.setText("–")
@@ -221,7 +233,21 @@ class VideoPlayer(QWidget):
         if self._wanted is not None and min(self._wanted, self.n_frames - 1) != self.current:
             self._request(self._wanted)
 
-    def _show(self, index: int, image: QImage, n_frames: int, fps: float) -> None:
+    def _set_notice(self, problem: str | None) -> None:
+        self.notice.setText(f"⚠ {problem}" if problem else "")
+        self.notice.setVisible(bool(problem))
+        if problem and self.path is not None:
+            self.notice.setToolTip(self.path)
+            self._say(f"{self.path}: {problem}")
+
+    def _say(self, text: str) -> None:
+        if text not in self._said:
+            self._said.add(text)
+            self.problem.emit("error", text)
+
+    def _show(self, index: int, image: QImage, n_frames: int, fps: float, problem: str | None = None) -> None:
+        if problem != (self.notice.text()[2:] or None):
+            self._set_notice(problem)
         first = not self.n_frames
         self.n_frames = n_frames
         if first:
@@ -246,7 +272,9 @@ class VideoPlayer(QWidget):
         self.pause()
         if self.n_frames:
             self.label.setText(f"frame {self._wanted}: cannot decode")
+            self._set_notice(message.removeprefix(f"{path}: "))
         else:
             self.pane.set_message(f"The video cannot be played.\n{message}")
             self._set_enabled(False)
+            self._say(message if path in message else f"{path}: {message}")
         self._wanted = None

@@ -152,6 +152,7 @@ class ReleaseAuditor:
     tally: Tally
     gathered: dict[str, list]     # check id -> what its check_question gathered, over all scenes
     _memo: dict = field(default_factory=dict, repr=False)
+    videos: Callable[[str], str | None] | None = None    # run_audit's video probe: why a file cannot be shown
 
     def evidence(self, check: Check) -> list:
         return self.gathered.get(check.id, [])

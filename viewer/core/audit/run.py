@@ -31,7 +31,8 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
               progress: Callable[[int, int], None] | None = None, workers: int | None = None,
               visibility: VisibilityFactory | None = None,
               images: ImageSourceFactory | None = None, executor: Executor | None = None,
-              frame_chunk: int | None = FRAME_CHUNK) -> AuditReport:
+              frame_chunk: int | None = FRAME_CHUNK,
+              videos: Callable[[str], str | None] | None = None) -> AuditReport:
     """Audit every question of `release` with the registered checks named in `checks` (default all).
 
     `results` are scored models (evaluate.ModelResult); `visibility` casts
@@ -40,6 +41,9 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     (viewer.render.audit_images.SceneImages), without which the choice
     checks are. Both are factories sent to the scene jobs (picklable: a
     class or a module-level function), called there on first use.
+    `videos(path)` says why a video cannot be shown whole, decoding its
+    first and last frames (viewer.render.video.probe_video), or None;
+    without it `missing_media` checks a video's header alone.
     `executor` (core/executors.py) runs the scene stage, one job per scene
     (and per `frame_chunk` sampled frames of a longer video: _run_scene_stage);
     by default a LocalExecutor of `workers` processes. The report is the
@@ -91,7 +95,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
             problems += part.problems
             rays += part.rays_cast
             covered += part.rays_covered
-    audit = ReleaseAuditor(release, list(results), findings, tally, gathered)
+    audit = ReleaseAuditor(release, list(results), findings, tally, gathered, videos=videos)
     for c in chosen:
         findings += c.check_release(audit)
     if progress:

@@ -18,8 +18,12 @@ _SIGNATURES = {
 }
 
 
-def media_problem(path: str) -> str | None:
-    """Why an existing media file cannot be read: empty, unopenable, or not what its name says."""
+VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
+
+
+def media_problem(path: str, videos=None) -> str | None:
+    """Why an existing media file cannot be read: empty, unopenable, or not what its name says; a video, with
+    `videos` (run_audit's probe), also when its first or last frame cannot be decoded."""
     try:
         with open(path, "rb") as f:
             head = f.read(64)
@@ -30,11 +34,13 @@ def media_problem(path: str) -> str | None:
     if is_lfs_pointer(head):
         return LFS_PROBLEM
     ext = os.path.splitext(path)[1].lower()
-    if ext in (".mp4", ".mov", ".m4v"):
-        return None if head[4:8] == b"ftyp" else f"not an {ext[1:].upper()} file"
+    if ext in (".mp4", ".mov", ".m4v") and head[4:8] != b"ftyp":
+        return f"not an {ext[1:].upper()} file"
     sigs = _SIGNATURES.get(ext)
     if sigs and not head.startswith(sigs):
         return f"not a {ext[1:].upper()} file"
+    if ext in VIDEO_SUFFIXES:
+        return videos(path) if videos is not None else None
     check = IMAGE_CHECKS.get(ext)
     if check is None:
         return None
@@ -59,7 +65,7 @@ class MissingMedia(Check):
                 if ref is None or not ref.exists or ref.path is None:
                     continue
                 if ref.path not in checked_paths:
-                    checked_paths[ref.path] = media_problem(ref.path)
+                    checked_paths[ref.path] = media_problem(ref.path, audit.videos)
                 why = checked_paths[ref.path]
                 if why:
                     problems.append({"kind": kind, "path": ref.declared, "problem": why})

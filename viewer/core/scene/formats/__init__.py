@@ -64,7 +64,7 @@ def tie_to_video(traj: Trajectory, n_frames: int, fps: float | None, by: str, di
         raise UserError(f"{traj.source}: the {traj.format} format has no timestamps; tie the video with --tie index")
     if not fps or fps <= 0:
         raise UserError(f"{video}: the video's frame rate is unknown; tie it with --tie index")
-    t = traj.timestamps - traj.timestamps[0]
+    t = traj.timestamps - np.nanmin(traj.timestamps)       # read_trajectory sorted them; any order works
     frame_t = np.arange(n_frames) / fps
     order = np.argsort(t)
     ts = t[order]

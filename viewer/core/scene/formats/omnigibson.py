@@ -30,6 +30,7 @@ import numpy as np
 from ...diagnostics import Diagnostics, UserError
 from ...textio import parse_json_document, read_text
 from ..model import Box3, Instance
+from .trajectories import QUATERNION_NORMS, vector_norm
 
 
 @dataclass
@@ -92,18 +93,21 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
         box = None
         if args.get("bounding_box") is not None:
             try:
-                size = _vector(args["bounding_box"], 3, f"{at}.args.bounding_box")
+                size = _vector(args["bounding_box"], 3, f"{at}.args.bounding_box of object {name!r}", MAX_METRES)
                 if (size <= 0).any():
                     raise ValueError(f"{at}.args.bounding_box must be positive, got {size.tolist()}")
                 q = np.asarray(link["ori"], float)
-                box = Box3(pose[:3, 3], size, q / np.linalg.norm(q))
+                box = Box3(pose[:3, 3], size, q / vector_norm(q))
             except ValueError as e:
                 d.error(f"{e}; the object is imported without a box", f, code="import.bad_box")
         scale = args.get("scale")
         try:
             scale = None if scale is None else np.broadcast_to(np.asarray(scale, float), (3,)).copy()
+            if scale is not None and not (np.isfinite(scale).all() and np.abs(scale).max() <= MAX_METRES):
+                raise ValueError
         except (ValueError, TypeError):
-            d.warning(f"{at}.args.scale is not a number or 3 numbers; ignored", f, code="import.bad_scale")
+            d.warning(f"{at}.args.scale of object {name!r} is not a number or 3 plausible numbers; ignored", f,
+                      code="import.bad_scale")
             scale = None
         model = args.get("model") if isinstance(args.get("model"), str) else None
         estimated = False
@@ -115,7 +119,7 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
                 # not here, so a typical size of its category stands in. Said, per instance and once.
                 q = np.asarray(link["ori"], float)
                 box = Box3(pose[:3, 3], (scale if scale is not None else np.ones(3)) * default_size(category),
-                           q / np.linalg.norm(q))
+                           q / vector_norm(q))
                 estimated = True
                 scene.estimated.append(name)
         scene.instances[name] = Instance(name, category, room, box, size_estimated=estimated)
@@ -204,7 +208,12 @@ def _registry(doc: dict, f: str) -> tuple[dict, tuple[str, ...]]:
     return _table(doc, ("state", "object_registry"), f), ("state", "object_registry")
 
 
-def _vector(v: Any, n: int, what: str) -> np.ndarray:
+# Positions and sizes beyond 100 km are no building's: a value of 1e300 is a broken file, and drawing it
+# would leave the rest of the scene a dot on the map (or overflow the map's fit).
+MAX_METRES = 1e5
+
+
+def _vector(v: Any, n: int, what: str, limit: float | None = None) -> np.ndarray:
     if not isinstance(v, (list, tuple)) or len(v) != n:
         raise ValueError(f"{what} must be a list of {n} numbers, got {str(v)[:60]}")
     try:
@@ -213,15 +222,19 @@ def _vector(v: Any, n: int, what: str) -> np.ndarray:
         raise ValueError(f"{what} must be a list of {n} numbers, got {str(v)[:60]}") from None
     if not np.isfinite(out).all():
         raise ValueError(f"{what} has NaN or infinite values")
+    if limit is not None and np.abs(out).max() > limit:
+        raise ValueError(f"{what} is {out.tolist()}: beyond {limit:.0e} m, not a size or place in a scene")
     return out
 
 
 def _pose(link: dict, what: str) -> np.ndarray:
     from ...geometry import quaternion_to_matrix
-    pos = _vector(link.get("pos"), 3, f"{what}.pos")
+    pos = _vector(link.get("pos"), 3, f"{what}.pos", MAX_METRES)
     q = _vector(link.get("ori"), 4, f"{what}.ori")
-    if np.linalg.norm(q) < 1e-9:
-        raise ValueError(f"{what}.ori is a zero-norm quaternion")
+    n = vector_norm(q)
+    if not QUATERNION_NORMS[0] <= n <= QUATERNION_NORMS[1]:
+        raise ValueError(f"{what}.ori is a zero-norm quaternion" if n == 0 else
+                         f"{what}.ori is a degenerate quaternion (norm {n:.3g})")
     pose = np.eye(4)
     pose[:3, :3] = quaternion_to_matrix(q)
     pose[:3, 3] = pos

@@ -60,6 +60,8 @@ def read_trajectory(path: str | Path, fmt: str | None = None, intrinsics: str | 
     if fmt not in READERS:
         raise UserError(f"--trajectory-format {fmt!r}: expected one of {', '.join(FORMATS)}")
     traj = READERS[fmt](path, Path(intrinsics) if intrinsics else None)
+    if traj.timestamps is not None:
+        _in_time_order(traj)
     if guessed:
         traj.diagnostics.info(f"trajectory format not given; assumed {fmt!r} from the file",
                               path, code="import.format_guessed")
@@ -67,6 +69,37 @@ def read_trajectory(path: str | Path, fmt: str | None = None, intrinsics: str | 
         raise UserError(f"{path}: no usable camera pose in this {fmt} trajectory"
                         + _first_problem(traj.diagnostics))
     return traj
+
+
+def _in_time_order(traj: Trajectory) -> None:
+    """Poses sorted by time, each timestamp once: a file out of order would zig-zag (and tie a video to
+    nothing), and poses sharing a time cannot both be frame k. Each change is said, with how many poses."""
+    t = traj.timestamps
+    where = traj.names
+    finite = np.isfinite(t)
+    if not finite.all():
+        k = int(np.flatnonzero(~finite)[0])
+        traj.diagnostics.error(f"{int((~finite).sum())} poses have a NaN or infinite timestamp (first at "
+                               f"{where[k]}); dropped", traj.source, code="import.bad_timestamp")
+    order = np.flatnonzero(finite)
+    backwards = np.flatnonzero(np.diff(t[order]) < 0)
+    if len(backwards):
+        k = order[backwards[0] + 1]
+        traj.diagnostics.warning(f"timestamps are not in order ({len(backwards)} steps back in time, the first at "
+                                 f"{where[k]}): the poses are sorted by time", traj.source,
+                                 code="import.timestamps_unsorted")
+        order = order[np.argsort(t[order], kind="stable")]
+    repeated = np.flatnonzero(np.diff(t[order]) == 0) + 1
+    if len(repeated):
+        k = order[repeated[0]]
+        traj.diagnostics.warning(f"{len(repeated)} poses repeat the timestamp of the pose before them (the first "
+                                 f"at {where[k]}, t = {t[k]!r}); only the first pose of each timestamp is kept",
+                                 traj.source, code="import.duplicate_timestamps")
+        order = np.delete(order, repeated)
+    if len(order) == len(t) and not len(backwards):
+        return
+    traj.poses, traj.timestamps = traj.poses[order], t[order]
+    traj.names = [where[k] for k in order]
 
 
 def guess_format(path: Path) -> str:
@@ -123,22 +156,44 @@ def _text_lines(path: Path, diags: Diagnostics) -> list[tuple[int, str]]:
 def _rigid(poses: np.ndarray, where: list[tuple[str, int | None]], diags: Diagnostics, what: str) -> np.ndarray:
     """Poses that are not rigid (not a rotation, NaN) reported at their file and line, set to NaN."""
     problems = rigid_problems(poses) if len(poses) else []
-    bad = [i for i, p in enumerate(problems) if p is not None]
+    # An all-NaN pose is one a reader skipped and reported already (a bad quaternion, an absurd angle).
+    bad = [i for i, p in enumerate(problems) if p is not None and not np.isnan(poses[i]).all()]
     for i in bad[:10]:
         diags.error(f"{what} {problems[i]}; pose skipped", where[i][0], where[i][1], code="import.bad_pose")
     if len(bad) > 10:
         diags.error(f"{len(bad) - 10} more invalid poses skipped ({len(bad)} of {len(poses)})",
                     where[0][0], code="import.bad_pose_summary")
     poses = poses.copy()
-    poses[bad] = np.nan
+    poses[[i for i, p in enumerate(problems) if p is not None]] = np.nan
     return poses
 
 
+# A quaternion's norm outside this range is not a rotation written with some rounding but a broken one
+# (a norm of 1e-12 or 1e200): reported as degenerate rather than normalised into an arbitrary rotation.
+QUATERNION_NORMS = (1e-6, 1e6)
+# Axis-angle rotations beyond this many radians lose every digit of their angle (and 1e300 overflows).
+MAX_AXIS_ANGLE = 1e6
+
+
+def vector_norm(v) -> float:
+    """The Euclidean norm of `v` without overflow or underflow (1e200 or 1e-200 components); inf or NaN when a
+    component is."""
+    v = np.asarray(v, float)
+    if not np.isfinite(v).all():
+        return math.nan if np.isnan(v).any() else math.inf
+    m = float(np.abs(v).max()) if v.size else 0.0
+    return 0.0 if m == 0 else m * float(np.linalg.norm(v / m))
+
+
 def _quaternion(q_xyzw: np.ndarray, file: str, line: int, diags: Diagnostics) -> np.ndarray | None:
-    n = float(np.linalg.norm(q_xyzw))
-    if not math.isfinite(n) or n < 1e-9:
-        diags.error(f"zero-norm or NaN quaternion {q_xyzw.tolist()}; pose skipped", file, line,
+    n = vector_norm(q_xyzw)
+    if not math.isfinite(n):
+        diags.error(f"quaternion {q_xyzw.tolist()} has NaN or infinite components; pose skipped", file, line,
                     code="import.bad_quaternion")
+        return None
+    if not QUATERNION_NORMS[0] <= n <= QUATERNION_NORMS[1]:
+        diags.error(f"degenerate quaternion {q_xyzw.tolist()} (norm {n:.3g}): not a rotation; pose skipped",
+                    file, line, code="import.bad_quaternion")
         return None
     if abs(n - 1.0) > 1e-2:
         diags.warning(f"quaternion norm is {n:.4g}, not 1; normalised", file, line,
@@ -147,9 +202,13 @@ def _quaternion(q_xyzw: np.ndarray, file: str, line: int, diags: Diagnostics) ->
 
 
 def axis_angle_to_matrix(v) -> np.ndarray:
-    """Rodrigues: the rotation of angle |v| about v/|v| (radians)."""
+    """Rodrigues: the rotation of angle |v| about v/|v| (radians). ValueError for an angle that is not a
+    usable number (NaN, infinite, or beyond MAX_AXIS_ANGLE radians)."""
     v = np.asarray(v, float)
-    theta = float(np.linalg.norm(v))
+    theta = vector_norm(v)
+    if not math.isfinite(theta) or theta > MAX_AXIS_ANGLE:
+        raise ValueError(f"axis-angle rotation {v.tolist()} has an angle of {theta:.3g} radians: not a usable "
+                         "rotation")
     if theta < 1e-12:
         return np.eye(3)
     k = v / theta
@@ -208,18 +267,22 @@ def read_colmap(path: Path, intrinsics: Path | None = None) -> Trajectory:
     if not cameras_file.is_file():
         d.warning("no cameras.txt beside images.txt; no intrinsics", cameras_file, code="import.no_intrinsics")
     rows = []          # (image_id, pose, camera_id, name, line)
-    # Two lines per image, the second (2D points) possibly empty: pair the lines, blank ones included.
     text = read_text(images, d).splitlines()
-    lines = [(k, ln) for k, ln in enumerate(text, 1) if not ln.lstrip().startswith("#")]
-    while lines and not lines[-1][1].strip():
-        lines.pop()
-    for line, text_line in lines[::2]:
+    first_at: dict[int, int] = {}
+    unpaired: list[int] = []
+    for line, text_line in _colmap_image_lines(text, unpaired):
         tokens = text_line.split()
         v = _numbers(tokens[:9]) if len(tokens) >= 10 else None
-        if v is None:
+        if v is None or not all(float(x).is_integer() for x in (v[0], v[8])):
             d.error("malformed image line: expected 'IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME' "
                     "(every second line holds 2D points); skipped", f, line, code="import.malformed_line")
             continue
+        image_id = int(v[0])
+        if image_id in first_at:
+            d.error(f"IMAGE_ID {image_id} again (first at line {first_at[image_id]}); this image is skipped", f, line,
+                    code="import.duplicate_image_id")
+            continue
+        first_at[image_id] = line
         q_wxyz = np.array(v[1:5])
         R = _quaternion(q_wxyz[[1, 2, 3, 0]], f, line, d)
         if R is None:
@@ -227,7 +290,11 @@ def read_colmap(path: Path, intrinsics: Path | None = None) -> Trajectory:
         else:
             w2c = _pose(R, v[5:8])
             pose = _invert_rigid(w2c)
-        rows.append((int(v[0]), pose, int(v[8]), " ".join(tokens[9:]), line))
+        rows.append((image_id, pose, int(v[8]), " ".join(tokens[9:]), line))
+    if unpaired:
+        d.warning(f"{len(unpaired)} image lines are not followed by their 2D-points line (the first at line "
+                  f"{unpaired[0]}): read as images.txt without point lines, every line an image", f, unpaired[0],
+                  code="import.colmap_no_points_lines")
     rows.sort(key=lambda r: r[0])
     poses = np.array([r[1] for r in rows]).reshape(-1, 4, 4)
     poses = _rigid(poses, [(f, r[4]) for r in rows], d, "pose")
@@ -241,6 +308,32 @@ def read_colmap(path: Path, intrinsics: Path | None = None) -> Trajectory:
         d.warning(f"{len(used)} cameras; the frustums use camera {used[0]}'s intrinsics", f,
                   code="import.several_cameras")
     return Trajectory("colmap", f, poses, None, intr, [r[3] for r in rows], d)
+
+
+def _points_line(text: str) -> bool:
+    """A COLMAP 2D-points line: `X Y POINT3D_ID` triples (possibly none: an empty line)."""
+    tokens = text.split()
+    return len(tokens) % 3 == 0 and _numbers(tokens) is not None
+
+
+def _colmap_image_lines(text: list[str], unpaired: list[int]) -> list[tuple[int, str]]:
+    """The numbered image lines of images.txt. Each is followed by its 2D-points line, which may be empty;
+    a writer that leaves the points out (a common export) puts image lines one after another, so a line that
+    cannot be a points line where one is due is taken as the next image, and its number goes to `unpaired`."""
+    lines = [(k, ln) for k, ln in enumerate(text, 1) if not ln.lstrip().startswith("#")]
+    while lines and not lines[-1][1].strip():
+        lines.pop()
+    out, expect_image = [], True
+    for k, ln in lines:
+        if expect_image:
+            out.append((k, ln))
+            expect_image = False
+        elif _points_line(ln):
+            expect_image = True
+        else:
+            unpaired.append(out[-1][0])
+            out.append((k, ln))
+    return out
 
 
 def _colmap_cameras(path: Path, d: Diagnostics) -> dict[int, Intrinsics]:
@@ -424,10 +517,12 @@ def read_arkitscenes(path: Path, intrinsics: Path | None = None) -> Trajectory:
             d.error(f"malformed line: expected 'timestamp ax ay az tx ty tz' (7 numbers), got {text.strip()[:60]!r}; "
                     "skipped", f, line, code="import.malformed_line")
             continue
-        if not np.isfinite(v).all():
+        try:
+            poses.append(_invert_rigid(_pose(axis_angle_to_matrix(v[1:4]), v[4:7])) if np.isfinite(v).all()
+                         else np.full((4, 4), np.nan))
+        except ValueError as e:
+            d.error(f"{e}; pose skipped", f, line, code="import.bad_pose")
             poses.append(np.full((4, 4), np.nan))
-        else:
-            poses.append(_invert_rigid(_pose(axis_angle_to_matrix(v[1:4]), v[4:7])))
         stamps.append(v[0])
         where.append((f, line))
     arr = _rigid(np.array(poses).reshape(-1, 4, 4), where, d, "pose")
