@@ -67,6 +67,22 @@ def level_cameras(poses):
     assert poses[ok, :3, 1] @ [0, 0, 1] == pytest.approx(-np.ones(ok.sum()), abs=1e-6)   # image down = world down
 
 
+def matrix_to_quaternion(R) -> list[float]:
+    """x, y, z, w of a rotation matrix, from its largest component (any rotation, half-turns too)."""
+    m = np.asarray(R, float)
+    t = np.trace(m)
+    k = int(np.argmax([m[0, 0], m[1, 1], m[2, 2], t]))
+    if k == 3:
+        w = np.sqrt(1 + t) / 2
+        q = [(m[2, 1] - m[1, 2]) / (4 * w), (m[0, 2] - m[2, 0]) / (4 * w), (m[1, 0] - m[0, 1]) / (4 * w), w]
+    else:
+        i, j, l = k, (k + 1) % 3, (k + 2) % 3
+        r = np.sqrt(1 + m[i, i] - m[j, j] - m[l, l])
+        q = [0.0, 0.0, 0.0, (m[l, j] - m[j, l]) / (2 * r)]
+        q[i], q[j], q[l] = r / 2, (m[j, i] + m[i, j]) / (2 * r), (m[l, i] + m[i, l]) / (2 * r)
+    return q
+
+
 def tum_walk(path: Path, offset=(0.0, 0.0, 0.0), scale: float = 1.0, to_file=np.eye(3)) -> Path:
     """The georeferenced fixture's walk with its UTM offset replaced by `offset`, scaled, in another world."""
     rows = []
@@ -78,8 +94,7 @@ def tum_walk(path: Path, offset=(0.0, 0.0, 0.0), scale: float = 1.0, to_file=np.
         from viewer.core.geometry import quaternion_to_matrix
         R = to_file @ quaternion_to_matrix(np.array(t[4:8]))
         c = to_file @ c
-        w = np.sqrt(1 + np.trace(R)) / 2
-        q = [(R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w), w]
+        q = matrix_to_quaternion(R)
         rows.append(" ".join(f"{v:.9f}" for v in [t[0], *c, *q]))
     path.write_text("\n".join(rows) + "\n")
     return path
