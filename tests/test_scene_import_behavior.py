@@ -102,3 +102,21 @@ def test_the_reader_keeps_the_older_files_as_they_were():
     og = read_omnigibson(GARDEN.parent / "Fixture_int_best.json")
     assert not og.estimated and not og.diagnostics.with_code("import.size_estimated")
     assert all(not i.size_estimated for i in og.instances.values())
+
+
+def test_the_legend_and_the_scene_line_say_size_estimated(tmp_path):
+    from viewer.core.overlays import scene_map_overlay
+    from viewer.core.scene.alone import scene_info
+    from viewer.core.scene.model import QuestionGeometry
+    _, scene = imported(tmp_path)
+    W = scene.topdown["occupancy"].world_to_pixel
+    for name, said in (("bench_aaaaaa_0", "target (size estimated)"), ("walls_ffffff_0", None)):
+        g = QuestionGeometry(scene, None, None, scene.instances[name], None)
+        legend = [e.text for e in scene_map_overlay(None, None, [], g, 640, 512, W).legend]
+        assert legend == ([said] if said else []), name                     # a wall without a box is not drawn
+    assert "6 objects (5 of them size estimated)" in scene_info(scene)
+    _, sized = imported(tmp_path, "int", GARDEN.parent / "Fixture_int_best.json")
+    some = next(i for i in sized.instances.values() if i.bbox is not None)
+    g = QuestionGeometry(sized, None, None, some, None)
+    assert [e.text for e in scene_map_overlay(None, None, [], g, 640, 512, W).legend] == ["target"]
+    assert "size estimated" not in scene_info(sized)

@@ -8,6 +8,7 @@ cameras level in the z-up world.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -141,24 +142,59 @@ def test_a_path_near_the_mesh_is_inside_the_map(tmp_path):
 
 
 # ------------------------------------------------------------------ inverted poses
-def test_inverted_orbit_poses_are_detected_by_where_the_cameras_look(tmp_path):
-    """An instant-ngp orbit (16 cameras 3 m around a 1 m object): read right, the cameras look at the
-    object; written world-to-camera, they all sit at one point looking every way."""
-    obj = room_ply(tmp_path / "object.ply", lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5))
-    orbit = DATA / "ngp_orbit" / "transforms.json"
-    right = import_scene(ImportRequest(str(tmp_path / "right"), mesh=str(obj), trajectory=str(orbit)))
-    assert not right.diagnostics.with_code("import.trajectory_inverted")
-    (d,) = right.diagnostics.with_code("import.trajectory_outside_mesh")
-    assert "object-centric" in d.message                      # said, and said to be expected
-
+def world_to_camera(orbit: Path, out: Path) -> Path:
+    """The same transforms.json with every transform_matrix inverted: world-to-camera, as a wrong export writes."""
     doc = json.loads(orbit.read_text())
     for frame in doc["frames"]:
         frame["transform_matrix"] = np.linalg.inv(np.array(frame["transform_matrix"])).tolist()
-    wrong = tmp_path / "transforms.json"
-    wrong.write_text(json.dumps(doc))
-    inverted = import_scene(ImportRequest(str(tmp_path / "wrong"), mesh=str(obj), trajectory=str(wrong), up="z"))
+    out.write_text(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize("orbit", ["ngp_orbit", "ngp_fox_arc"])
+def test_inverted_orbit_poses_are_detected_by_where_the_cameras_look(tmp_path, orbit):
+    """instant-ngp captures around a 1 m object: a full orbit (16 cameras 3 m away) and an arc like the fox's
+    (24 cameras 6 m away over 70 degrees, a little below the object). Read right, the cameras look at the
+    object, say z is up, and the one-frame warning calls it object-centric; written world-to-camera, they all
+    sit at one point looking every way: with the default --up auto that is reported, and those cameras are
+    not asked which way is up."""
+    obj = room_ply(tmp_path / "object.ply", lo=(-0.5, -0.5, -0.8), hi=(0.5, 0.5, 0.2))
+    path = DATA / orbit / "transforms.json"
+    right = import_scene(ImportRequest(str(tmp_path / "right"), mesh=str(obj), trajectory=str(path)))
+    assert (right.up.axis, right.up.source) == ("z", "cameras")
+    assert not right.diagnostics.with_code("import.trajectory_inverted")
+    (d,) = right.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "object-centric" in d.message                      # said, and said to be expected
+    level_cameras_up(written(right).videos["trajectory"].poses)
+
+    wrong = world_to_camera(path, tmp_path / "transforms.json")
+    inverted = import_scene(ImportRequest(str(tmp_path / "wrong"), mesh=str(obj), trajectory=str(wrong)))
     (d,) = inverted.diagnostics.with_code("import.trajectory_inverted")
     assert "look towards it" in d.message and "world-to-camera" in d.message
+    assert inverted.diagnostics.with_code("import.up_cameras_ignored") and inverted.up.source != "cameras"
+    (d,) = inverted.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "world-to-camera poses" in d.message
+
+
+def level_cameras_up(poses):
+    """Cameras whose image up is within 30 degrees of the world's up (an orbit tilts a little)."""
+    assert (-poses[:, :3, 1] @ [0, 0, 1] > np.cos(np.radians(30))).all()
+
+
+@pytest.mark.parametrize("up", ["y", "-y", "x"])
+def test_inverted_poses_are_judged_in_the_files_own_world(up):
+    """A world-to-camera file whose world is not z-up: after the turn to z-up, its inverses must be taken in
+    the file's world (where the matrix was written), else the test inverts the turn as well."""
+    from viewer.core.geometry import opengl_to_opencv
+    from viewer.core.scene.formats import inverted_trajectory, z_up
+    doc = json.loads((DATA / "ngp_fox_arc" / "transforms.json").read_text())
+    capture = opengl_to_opencv(np.array([f["transform_matrix"] for f in doc["frames"]]))   # z-up, right
+    lo, hi = np.array([-0.5, -0.5, -0.8]), np.array([0.5, 0.5, 0.2])
+    in_file = z_up(capture, up, inverse=True)                 # the same capture in an `up`-up file
+    as_read = z_up(np.linalg.inv(in_file), up)                # written world-to-camera, read, turned z-up
+    assert inverted_trajectory(z_up(in_file, up), lo, hi, up=up) is None
+    assert "world-to-camera" in inverted_trajectory(as_read, lo, hi, up=up)
+    assert inverted_trajectory(as_read, lo, hi) is None      # inverted after the turn: missed
 
 
 # ------------------------------------------------------------------ the command

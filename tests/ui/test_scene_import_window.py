@@ -166,3 +166,20 @@ def test_a_scene_alone_writes_nothing_into_its_folder(qtbot, make_inspector, tmp
     win.close()
     assert listing(folder) == before
     assert not any(n.startswith(DB_NAME) for n in before)
+
+
+def test_a_behavior_scene_of_scale_only_objects_shows_its_maps(qtbot, make_inspector, tmp_path):
+    """Issue 27's Rs_garden case: objects with a scale and no bounding_box were an empty scene ("No top-down
+    map"); now their estimated footprints are drawn and the scene line says they were estimated."""
+    folder = import_scene(ImportRequest(str(tmp_path / "Garden"),
+                                        omnigibson=str(DATA / "omnigibson/Fixture_garden_best.json"))).folder
+    win, state = make_inspector()
+    win.open_scene(folder)
+    settle(qtbot, win)
+    panel = win.sample_view.map_panel
+    assert panel.stack.currentWidget() is panel.view, panel.message.text()
+    assert {s.name for s in state.map_choice.sources} >= {"floorplan", "occupancy"}
+    image = panel.view.image_item.image
+    assert image is not None and image.std() > 0                     # something drawn, not a blank page
+    info = win.sample_view.scene_info.text()
+    assert "6 objects (5 of them size estimated)" in info and "up z from its format: OmniGibson scenes are z-up" in info

@@ -82,7 +82,9 @@ def is_scene_alone(session: Session | None) -> bool:
 def scene_info(scene: Scene) -> str:
     """One line about a scene opened alone: what it holds and which way is up (and how that was decided)."""
     parts = [f"scene {scene.id}, opened alone (no questions)"]
-    held = [f"{len(scene.instances)} objects" if scene.instances else "",
+    guessed = sum(i.size_estimated for i in scene.instances.values())
+    held = [f"{len(scene.instances)} objects" + (f" ({guessed} of them size estimated)" if guessed else "")
+            if scene.instances else "",
             "a mesh" if scene.mesh else "",
             *(f"{len(v.poses):,} camera poses" for v in list(scene.videos.values())[:1]),
             f"maps: {', '.join(scene.topdown)}" if scene.topdown else "no maps"]
