@@ -24,7 +24,8 @@ def written(result):
 
 
 def room_glb(path: Path, up: str) -> Path:
-    """A floor (6 x 4 m, one quad) and a 1 x 1 x 0.8 m table on it, as a GLB whose world is `up`-up."""
+    """A floor (6 x 4 m, one quad, facing up) and a 1 x 1 x 0.8 m table on it, as a GLB whose world is
+    `up`-up; a `.ply` path gets the two as one PLY (a scan's mesh: no format says its up)."""
     import trimesh
     floor = trimesh.Trimesh([[0, 0, 0], [6, 0, 0], [6, 4, 0], [0, 4, 0]], [[0, 1, 2], [0, 2, 3]], process=False)
     table = trimesh.creation.box(extents=TABLE)
@@ -34,7 +35,10 @@ def room_glb(path: Path, up: str) -> Path:
     for name, part in (("floors_0", floor), ("table_0", table)):
         part.vertices = part.vertices @ to_file.T
         scene.add_geometry(part, node_name=name, geom_name=name)
-    path.write_bytes(scene.export(file_type="glb"))
+    if path.suffix == ".ply":
+        trimesh.util.concatenate(list(scene.geometry.values())).export(str(path))
+    else:
+        path.write_bytes(scene.export(file_type="glb"))
     return path
 
 

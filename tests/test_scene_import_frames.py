@@ -63,13 +63,10 @@ def test_every_axis_turns_that_axis_up(up):
 
 
 def test_colmap_minus_y_up_is_decided_from_the_cameras(tmp_path):
-    """COLMAP's world is arbitrary; this model's is -y up, as COLMAP's often is."""
-    import trimesh
-    box = trimesh.creation.box(extents=(6, 4, 2.5))
-    box.apply_translation((3, 2, 1.25))
-    box.vertices = box.vertices @ UP_AXES["-y"]              # z-up -> the file's -y-up world (R^T applied)
-    mesh = tmp_path / "room.ply"
-    box.export(str(mesh))
+    """COLMAP's world is arbitrary; this model's is -y up, as COLMAP's often is (the real Statue of Liberty
+    model in docs/scene-import.md, Checked against real files, is too). The mesh beside it: the room's floor
+    and table, as a PLY in the same -y-up world."""
+    mesh = room_glb(tmp_path / "room.ply", "-y")
     result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh), trajectory=str(DATA / "colmap_minus_y")))
     assert (result.up.axis, result.up.source) == ("-y", "cameras")
     assert "100% of 8 cameras" in result.up.why
@@ -78,7 +75,15 @@ def test_colmap_minus_y_up_is_decided_from_the_cameras(tmp_path):
     assert scene.videos["trajectory"].poses[0][:3, 3] == pytest.approx([1.0, 1.0, 1.5], abs=1e-6)
     from viewer.render.scene_mesh import load_scene_mesh
     lo, hi = load_scene_mesh(scene.mesh).bounds()
-    assert lo == pytest.approx([0, 0, 0], abs=1e-5) and hi == pytest.approx([6, 4, 2.5], abs=1e-5)
+    assert lo == pytest.approx([0, 0, 0], abs=1e-5) and hi == pytest.approx([6, 4, TABLE[2]], abs=1e-5)
+    # The picture: the plan of the room (its floor free but for the table), the walk inside the map.
+    assert free_area(scene) == pytest.approx(FLOOR[0] * FLOOR[1] - TABLE[0] * TABLE[1], rel=0.05)
+    occ = scene.topdown["occupancy"]
+    px = world_to_pixel(occ.world_to_pixel, scene.videos["trajectory"].poses[:, :3, 3][:, :2])
+    assert ((px >= 0) & (px < [occ.width, occ.height])).all()
+    # The old default (z) drew it side-on: the floor stands on edge, and the "plan" is nothing like the room.
+    side_on = import_scene(ImportRequest(str(tmp_path / "z"), mesh=str(mesh), up="z"))
+    assert free_area(written(side_on)) < 0.25 * (FLOOR[0] * FLOOR[1])
 
 
 def test_a_flat_path_decides_up_when_the_cameras_tilt_every_way():
@@ -107,6 +112,7 @@ def test_a_georeferenced_trajectory_is_reported_then_aligned(tmp_path):
 
     aligned = import_scene(ImportRequest(str(tmp_path / "aligned"), mesh=str(mesh), trajectory=str(geo),
                                          align_trajectory="center"))
+    assert (aligned.up.axis, aligned.up.source) == ("z", "cameras")
     assert not aligned.diagnostics.with_code("import.trajectory_outside_mesh")
     scene = written(aligned)
     centres = scene.videos["trajectory"].poses[:, :3, 3]
