@@ -229,3 +229,31 @@ def test_arkit_y_up_needs_no_up_option(tmp_path):
                                         trajectory=str(DATA / "arkitscenes/lowres_wide.traj")))
     assert (result.up.axis, result.up.source) == ("y", "cameras")
     level_cameras(written(result).videos["trajectory"].poses)
+
+
+def test_the_up_record_is_read_back_for_the_window(tmp_path):
+    """scene.json's `import.up` becomes Scene.imported_up, which the window's scene line says; a scene not
+    made by import-scene has none, and a malformed record is a warning naming the file, not a failure."""
+    from viewer.core.scene.alone import scene_info
+    from viewer.core.scene.model import ImportedUp
+    result = import_scene(ImportRequest(str(tmp_path / "Room"), mesh=str(room_glb(tmp_path / "room.glb", "y"))))
+    scene = written(result)
+    assert scene.imported_up == ImportedUp("y", "format", "glTF is y-up by its specification")
+    assert scene_info(scene).endswith("up y from its format: glTF is y-up by its specification")
+    given = written(import_scene(ImportRequest(str(tmp_path / "Given"), mesh=str(room_glb(tmp_path / "r.glb", "y")),
+                                               up="-z")))
+    assert scene_info(given).endswith("up -z given with --up")
+
+    doc = json.loads((result.folder / "scene.json").read_text())
+    for bad in ({"up": {"axis": "w", "source": "format", "why": "?"}}, {"up": "y"}, ["y"]):
+        doc["import"] = bad
+        (result.folder / "scene.json").write_text(json.dumps(doc))
+        scene = written(result)
+        assert scene.imported_up is None and scene.mesh is not None
+        (d,) = scene.diagnostics.with_code("scene.bad_import")
+        assert d.level == "warning" and d.file.endswith("scene.json")
+    del doc["import"]
+    (result.folder / "scene.json").write_text(json.dumps(doc))
+    scene = written(result)
+    assert scene.imported_up is None and not scene.diagnostics.with_code("scene.bad_import")
+    assert scene_info(scene).endswith("up z (gst-scene/1 is z-up; no import record)")
