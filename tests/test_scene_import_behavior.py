@@ -87,8 +87,7 @@ def test_an_import_with_no_geometry_exits_1_and_says_so(tmp_path, capsys):
 
 
 def test_identical_diagnostics_are_printed_once_with_a_count():
-    from viewer.core.diagnostics import Diagnostics
-    from viewer.import_cli import collapsed
+    from viewer.core.diagnostics import Diagnostics, collapsed
     d = Diagnostics()
     for _ in range(161):
         d.warning("no bounding_box", "Rs_garden_best.json", code="import.no_box")

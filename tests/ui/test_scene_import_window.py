@@ -183,3 +183,42 @@ def test_a_behavior_scene_of_scale_only_objects_shows_its_maps(qtbot, make_inspe
     assert image is not None and image.std() > 0                     # something drawn, not a blank page
     info = win.sample_view.scene_info.text()
     assert "6 objects (5 of them size estimated)" in info and "up z from its format: OmniGibson scenes are z-up" in info
+
+
+def test_import_dialog_aligns_a_georeferenced_walk_and_refuses_an_empty_import(qtbot, make_inspector, tmp_path):
+    """The dialog offers what the command offers: a georeferenced TUM walk beside a room, moved onto it with
+    Align trajectory = center, opens with every camera on the map. An import that wrote no geometry is not
+    opened, as the command exits 1, and says why."""
+    import json
+    win, state = make_inspector()
+    win.show_import_dialog()
+    dialog = win.import_dialog
+    dialog.source.setCurrentIndex(1)                                  # a mesh and a trajectory
+    dialog.mesh.edit.setText(str(room_glb(tmp_path / "room.glb", "z")))
+    dialog.trajectory.edit.setText(str(DATA / "tum_georeferenced.txt"))
+    dialog.align.setCurrentText("center")
+    dialog.out_dir.edit.setText(str(tmp_path / "Site"))
+    with qtbot.waitSignal(dialog.imported, timeout=60000):
+        dialog.start()
+    settle(qtbot, win)
+    assert "trajectory_outside_mesh" not in dialog.status.text() and "do not look like one frame" not in \
+        dialog.status.text()
+    view = win.sample_view.map_panel.view
+    cams = view.overlay.path().points
+    h, w = view.image_item.image.shape[:2]
+    assert len(cams) == 8 and ((cams >= 0) & (cams < [w, h])).all()
+
+    doc = json.loads((DATA / "omnigibson/Fixture_garden_best.json").read_text())
+    doc["objects_info"]["init_info"] = {k: v for k, v in doc["objects_info"]["init_info"].items()
+                                        if k.startswith("walls")}
+    walls = tmp_path / "Walls_best.json"
+    walls.write_text(json.dumps(doc))
+    dialog.source.setCurrentIndex(0)
+    dialog.omnigibson.edit.setText(str(walls))
+    dialog.out_dir.edit.setText(str(tmp_path / "Walls"))
+    opened = []
+    dialog.imported.connect(opened.append)
+    dialog.start()
+    qtbot.waitUntil(lambda: "not imported" in dialog.status.text(), timeout=60000)
+    assert "nothing to draw" in dialog.status.text() and "wrote no geometry at all" in dialog.status.text()
+    assert not opened and state.geometry.scene.id == "Site"
