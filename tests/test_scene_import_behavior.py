@@ -87,8 +87,7 @@ def test_an_import_with_no_geometry_exits_1_and_says_so(tmp_path, capsys):
 
 
 def test_identical_diagnostics_are_printed_once_with_a_count():
-    from viewer.core.diagnostics import Diagnostics
-    from viewer.import_cli import collapsed
+    from viewer.core.diagnostics import Diagnostics, collapsed
     d = Diagnostics()
     for _ in range(161):
         d.warning("no bounding_box", "Rs_garden_best.json", code="import.no_box")
@@ -102,3 +101,55 @@ def test_the_reader_keeps_the_older_files_as_they_were():
     og = read_omnigibson(GARDEN.parent / "Fixture_int_best.json")
     assert not og.estimated and not og.diagnostics.with_code("import.size_estimated")
     assert all(not i.size_estimated for i in og.instances.values())
+
+
+def test_the_legend_and_the_scene_line_say_size_estimated(tmp_path):
+    from viewer.core.overlays import scene_map_overlay
+    from viewer.core.scene.alone import scene_info
+    from viewer.core.scene.model import QuestionGeometry
+    _, scene = imported(tmp_path)
+    W = scene.topdown["occupancy"].world_to_pixel
+    for name, said in (("bench_aaaaaa_0", "target (size estimated)"), ("walls_ffffff_0", None)):
+        g = QuestionGeometry(scene, None, None, scene.instances[name], None)
+        legend = [e.text for e in scene_map_overlay(None, None, [], g, 640, 512, W).legend]
+        assert legend == ([said] if said else []), name                     # a wall without a box is not drawn
+    assert "6 objects (5 of them size estimated)" in scene_info(scene)
+    _, sized = imported(tmp_path, "int", GARDEN.parent / "Fixture_int_best.json")
+    some = next(i for i in sized.instances.values() if i.bbox is not None)
+    g = QuestionGeometry(sized, None, None, some, None)
+    assert [e.text for e in scene_map_overlay(None, None, [], g, 640, 512, W).legend] == ["target"]
+    assert "size estimated" not in scene_info(sized)
+
+
+def test_an_object_without_a_category_is_an_object(tmp_path):
+    """OmniGibson's BaseObject defaults `category` to "object" (USDObject and ThreeD_FRONTObject entries often
+    have none, as in public scene files built with them); a category that is not a string is still refused."""
+    doc = json.loads(GARDEN.read_text())
+    init = doc["objects_info"]["init_info"]
+    registry = doc["state"]["registry"]["object_registry"]
+    init["furn_7"] = {"class_module": "omnigibson.objects.usd_object", "class_name": "USDObject",
+                      "args": {"name": "furn_7", "usd_path": "/usd_objects/furn_7/raw_model.usd",
+                               "scale": 2.0, "fixed_base": True}}
+    init["odd_0"] = {"class_module": "omnigibson.objects.dataset_object", "class_name": "DatasetObject",
+                     "args": {"name": "odd_0", "category": 7, "model": "x"}}
+    for name in ("furn_7", "odd_0"):
+        registry[name] = {"root_link": {"pos": [3.0, 3.0, 0.5], "ori": [0.0, 0.0, 0.0, 1.0]}}
+    path = tmp_path / "Mixed_best.json"
+    path.write_text(json.dumps(doc))
+    og = read_omnigibson(path)
+    furn = og.instances["furn_7"]
+    assert furn.semantic == "object" and furn.size_estimated
+    assert furn.bbox.size == pytest.approx(2.0 * np.array(DEFAULT_SIZE))       # a scalar scale, uniform
+    assert "odd_0" not in og.instances
+    (bad,) = [d for d in og.diagnostics.with_code("import.bad_object") if "odd_0" in d.message]
+    assert "category must be a string" in bad.message
+
+
+def test_the_command_says_each_thing_once(tmp_path, capsys):
+    """The garden import through the command: every line of its output is said once (the real Rs_garden
+    file gave 161 identical warnings), the estimate with its count, and the import succeeds."""
+    from viewer.cli import main
+    assert main(["import-scene", str(tmp_path / "garden"), "--omnigibson", str(GARDEN)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and len(err) == len(set(err)), err
+    assert sum("5 objects have no bounding_box" in line for line in err) == 1

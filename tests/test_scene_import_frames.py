@@ -12,77 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from import_fixtures import DATA, FLOOR, TABLE, free_area, level_cameras, room_glb, room_ply, tum_walk, written
 
 from viewer.core.geometry import world_to_pixel
 from viewer.core.scene.formats import UP_AXES, decide_up
-from viewer.core.scene.reader import read_scene_file
-from viewer.render.image_io import read_rgb
 from viewer.render.scene_import import ImportRequest, import_scene
-
-DATA = Path(__file__).parent / "data" / "scene_import"
-FLOOR = (6.0, 4.0)                    # the room's floor, metres
-TABLE = (1.0, 1.0, 0.8)
-
-
-def written(result):
-    return read_scene_file(result.folder / "scene.json", result.folder.name)
-
-
-def room_glb(path: Path, up: str) -> Path:
-    """A floor (6 x 4 m, one quad) and a 1 x 1 x 0.8 m table on it, as a GLB whose world is `up`-up."""
-    import trimesh
-    floor = trimesh.Trimesh([[0, 0, 0], [6, 0, 0], [6, 4, 0], [0, 4, 0]], [[0, 1, 2], [0, 2, 3]], process=False)
-    table = trimesh.creation.box(extents=TABLE)
-    table.apply_translation([2.0, 2.0, 0.4])
-    to_file = UP_AXES[up].T                  # viewer (z-up) -> the file's world
-    scene = trimesh.Scene()
-    for name, part in (("floors_0", floor), ("table_0", table)):
-        part.vertices = part.vertices @ to_file.T
-        scene.add_geometry(part, node_name=name, geom_name=name)
-    path.write_bytes(scene.export(file_type="glb"))
-    return path
-
-
-def room_ply(path: Path, lo=(0, 0, 0), hi=(6, 4, 2.5)) -> Path:
-    """A closed box as a z-up PLY."""
-    import trimesh
-    lo, hi = np.array(lo, float), np.array(hi, float)
-    box = trimesh.creation.box(extents=hi - lo)
-    box.apply_translation((lo + hi) / 2)
-    box.export(str(path))
-    return path
-
-
-def free_area(scene) -> float:
-    """Square metres of free floor in the occupancy map."""
-    occ = scene.topdown["occupancy"]
-    image = read_rgb(occ.image)
-    px_per_m = float(np.sqrt(abs(np.linalg.det(occ.world_to_pixel[:, :2]))))
-    return float((image[..., 0] > 127).sum()) / px_per_m ** 2
-
-
-def level_cameras(poses):
-    ok = np.isfinite(poses).all(axis=(1, 2))
-    assert ok.any()
-    assert poses[ok, :3, 1] @ [0, 0, 1] == pytest.approx(-np.ones(ok.sum()), abs=1e-6)   # image down = world down
-
-
-def tum_walk(path: Path, offset=(0.0, 0.0, 0.0), scale: float = 1.0, to_file=np.eye(3)) -> Path:
-    """The georeferenced fixture's walk with its UTM offset replaced by `offset`, scaled, in another world."""
-    rows = []
-    for ln in (DATA / "tum_georeferenced.txt").read_text().splitlines():
-        if ln.startswith("#"):
-            continue
-        t = [float(v) for v in ln.split()]
-        c = (np.array(t[1:4]) - [512345.0, 4101234.0, 0.0]) * scale + offset
-        from viewer.core.geometry import quaternion_to_matrix
-        R = to_file @ quaternion_to_matrix(np.array(t[4:8]))
-        c = to_file @ c
-        w = np.sqrt(1 + np.trace(R)) / 2
-        q = [(R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w), w]
-        rows.append(" ".join(f"{v:.9f}" for v in [t[0], *c, *q]))
-    path.write_text("\n".join(rows) + "\n")
-    return path
 
 
 # ------------------------------------------------------------------ the up axis
@@ -129,13 +63,10 @@ def test_every_axis_turns_that_axis_up(up):
 
 
 def test_colmap_minus_y_up_is_decided_from_the_cameras(tmp_path):
-    """COLMAP's world is arbitrary; this model's is -y up, as COLMAP's often is."""
-    import trimesh
-    box = trimesh.creation.box(extents=(6, 4, 2.5))
-    box.apply_translation((3, 2, 1.25))
-    box.vertices = box.vertices @ UP_AXES["-y"]              # z-up -> the file's -y-up world (R^T applied)
-    mesh = tmp_path / "room.ply"
-    box.export(str(mesh))
+    """COLMAP's world is arbitrary; this model's is -y up, as COLMAP's often is (the real Statue of Liberty
+    model in docs/scene-import.md, Checked against real files, is too). The mesh beside it: the room's floor
+    and table, as a PLY in the same -y-up world."""
+    mesh = room_glb(tmp_path / "room.ply", "-y")
     result = import_scene(ImportRequest(str(tmp_path / "out"), mesh=str(mesh), trajectory=str(DATA / "colmap_minus_y")))
     assert (result.up.axis, result.up.source) == ("-y", "cameras")
     assert "100% of 8 cameras" in result.up.why
@@ -144,7 +75,15 @@ def test_colmap_minus_y_up_is_decided_from_the_cameras(tmp_path):
     assert scene.videos["trajectory"].poses[0][:3, 3] == pytest.approx([1.0, 1.0, 1.5], abs=1e-6)
     from viewer.render.scene_mesh import load_scene_mesh
     lo, hi = load_scene_mesh(scene.mesh).bounds()
-    assert lo == pytest.approx([0, 0, 0], abs=1e-5) and hi == pytest.approx([6, 4, 2.5], abs=1e-5)
+    assert lo == pytest.approx([0, 0, 0], abs=1e-5) and hi == pytest.approx([6, 4, TABLE[2]], abs=1e-5)
+    # The picture: the plan of the room (its floor free but for the table), the walk inside the map.
+    assert free_area(scene) == pytest.approx(FLOOR[0] * FLOOR[1] - TABLE[0] * TABLE[1], rel=0.05)
+    occ = scene.topdown["occupancy"]
+    px = world_to_pixel(occ.world_to_pixel, scene.videos["trajectory"].poses[:, :3, 3][:, :2])
+    assert ((px >= 0) & (px < [occ.width, occ.height])).all()
+    # The old default (z) drew it side-on: the floor stands on edge, and the "plan" is nothing like the room.
+    side_on = import_scene(ImportRequest(str(tmp_path / "z"), mesh=str(mesh), up="z"))
+    assert free_area(written(side_on)) < 0.25 * (FLOOR[0] * FLOOR[1])
 
 
 def test_a_flat_path_decides_up_when_the_cameras_tilt_every_way():
@@ -173,6 +112,7 @@ def test_a_georeferenced_trajectory_is_reported_then_aligned(tmp_path):
 
     aligned = import_scene(ImportRequest(str(tmp_path / "aligned"), mesh=str(mesh), trajectory=str(geo),
                                          align_trajectory="center"))
+    assert (aligned.up.axis, aligned.up.source) == ("z", "cameras")
     assert not aligned.diagnostics.with_code("import.trajectory_outside_mesh")
     scene = written(aligned)
     centres = scene.videos["trajectory"].poses[:, :3, 3]
@@ -208,24 +148,59 @@ def test_a_path_near_the_mesh_is_inside_the_map(tmp_path):
 
 
 # ------------------------------------------------------------------ inverted poses
-def test_inverted_orbit_poses_are_detected_by_where_the_cameras_look(tmp_path):
-    """An instant-ngp orbit (16 cameras 3 m around a 1 m object): read right, the cameras look at the
-    object; written world-to-camera, they all sit at one point looking every way."""
-    obj = room_ply(tmp_path / "object.ply", lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5))
-    orbit = DATA / "ngp_orbit" / "transforms.json"
-    right = import_scene(ImportRequest(str(tmp_path / "right"), mesh=str(obj), trajectory=str(orbit)))
-    assert not right.diagnostics.with_code("import.trajectory_inverted")
-    (d,) = right.diagnostics.with_code("import.trajectory_outside_mesh")
-    assert "object-centric" in d.message                      # said, and said to be expected
-
+def world_to_camera(orbit: Path, out: Path) -> Path:
+    """The same transforms.json with every transform_matrix inverted: world-to-camera, as a wrong export writes."""
     doc = json.loads(orbit.read_text())
     for frame in doc["frames"]:
         frame["transform_matrix"] = np.linalg.inv(np.array(frame["transform_matrix"])).tolist()
-    wrong = tmp_path / "transforms.json"
-    wrong.write_text(json.dumps(doc))
-    inverted = import_scene(ImportRequest(str(tmp_path / "wrong"), mesh=str(obj), trajectory=str(wrong), up="z"))
+    out.write_text(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize("orbit", ["ngp_orbit", "ngp_fox_arc"])
+def test_inverted_orbit_poses_are_detected_by_where_the_cameras_look(tmp_path, orbit):
+    """instant-ngp captures around a 1 m object: a full orbit (16 cameras 3 m away) and an arc like the fox's
+    (24 cameras 6 m away over 70 degrees, a little below the object). Read right, the cameras look at the
+    object, say z is up, and the one-frame warning calls it object-centric; written world-to-camera, they all
+    sit at one point looking every way: with the default --up auto that is reported, and those cameras are
+    not asked which way is up."""
+    obj = room_ply(tmp_path / "object.ply", lo=(-0.5, -0.5, -0.8), hi=(0.5, 0.5, 0.2))
+    path = DATA / orbit / "transforms.json"
+    right = import_scene(ImportRequest(str(tmp_path / "right"), mesh=str(obj), trajectory=str(path)))
+    assert (right.up.axis, right.up.source) == ("z", "cameras")
+    assert not right.diagnostics.with_code("import.trajectory_inverted")
+    (d,) = right.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "object-centric" in d.message                      # said, and said to be expected
+    level_cameras_up(written(right).videos["trajectory"].poses)
+
+    wrong = world_to_camera(path, tmp_path / "transforms.json")
+    inverted = import_scene(ImportRequest(str(tmp_path / "wrong"), mesh=str(obj), trajectory=str(wrong)))
     (d,) = inverted.diagnostics.with_code("import.trajectory_inverted")
     assert "look towards it" in d.message and "world-to-camera" in d.message
+    assert inverted.diagnostics.with_code("import.up_cameras_ignored") and inverted.up.source != "cameras"
+    (d,) = inverted.diagnostics.with_code("import.trajectory_outside_mesh")
+    assert "world-to-camera poses" in d.message
+
+
+def level_cameras_up(poses):
+    """Cameras whose image up is within 30 degrees of the world's up (an orbit tilts a little)."""
+    assert (-poses[:, :3, 1] @ [0, 0, 1] > np.cos(np.radians(30))).all()
+
+
+@pytest.mark.parametrize("up", ["y", "-y", "x"])
+def test_inverted_poses_are_judged_in_the_files_own_world(up):
+    """A world-to-camera file whose world is not z-up: after the turn to z-up, its inverses must be taken in
+    the file's world (where the matrix was written), else the test inverts the turn as well."""
+    from viewer.core.geometry import opengl_to_opencv
+    from viewer.core.scene.formats import inverted_trajectory, z_up
+    doc = json.loads((DATA / "ngp_fox_arc" / "transforms.json").read_text())
+    capture = opengl_to_opencv(np.array([f["transform_matrix"] for f in doc["frames"]]))   # z-up, right
+    lo, hi = np.array([-0.5, -0.5, -0.8]), np.array([0.5, 0.5, 0.2])
+    in_file = z_up(capture, up, inverse=True)                 # the same capture in an `up`-up file
+    as_read = z_up(np.linalg.inv(in_file), up)                # written world-to-camera, read, turned z-up
+    assert inverted_trajectory(z_up(in_file, up), lo, hi, up=up) is None
+    assert "world-to-camera" in inverted_trajectory(as_read, lo, hi, up=up)
+    assert inverted_trajectory(as_read, lo, hi) is None      # inverted after the turn: missed
 
 
 # ------------------------------------------------------------------ the command
@@ -254,3 +229,31 @@ def test_arkit_y_up_needs_no_up_option(tmp_path):
                                         trajectory=str(DATA / "arkitscenes/lowres_wide.traj")))
     assert (result.up.axis, result.up.source) == ("y", "cameras")
     level_cameras(written(result).videos["trajectory"].poses)
+
+
+def test_the_up_record_is_read_back_for_the_window(tmp_path):
+    """scene.json's `import.up` becomes Scene.imported_up, which the window's scene line says; a scene not
+    made by import-scene has none, and a malformed record is a warning naming the file, not a failure."""
+    from viewer.core.scene.alone import scene_info
+    from viewer.core.scene.model import ImportedUp
+    result = import_scene(ImportRequest(str(tmp_path / "Room"), mesh=str(room_glb(tmp_path / "room.glb", "y"))))
+    scene = written(result)
+    assert scene.imported_up == ImportedUp("y", "format", "glTF is y-up by its specification")
+    assert scene_info(scene).endswith("up y from its format: glTF is y-up by its specification")
+    given = written(import_scene(ImportRequest(str(tmp_path / "Given"), mesh=str(room_glb(tmp_path / "r.glb", "y")),
+                                               up="-z")))
+    assert scene_info(given).endswith("up -z given with --up")
+
+    doc = json.loads((result.folder / "scene.json").read_text())
+    for bad in ({"up": {"axis": "w", "source": "format", "why": "?"}}, {"up": "y"}, ["y"]):
+        doc["import"] = bad
+        (result.folder / "scene.json").write_text(json.dumps(doc))
+        scene = written(result)
+        assert scene.imported_up is None and scene.mesh is not None
+        (d,) = scene.diagnostics.with_code("scene.bad_import")
+        assert d.level == "warning" and d.file.endswith("scene.json")
+    del doc["import"]
+    (result.folder / "scene.json").write_text(json.dumps(doc))
+    scene = written(result)
+    assert scene.imported_up is None and not scene.diagnostics.with_code("scene.bad_import")
+    assert scene_info(scene).endswith("up z (gst-scene/1 is z-up; no import record)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .core.diagnostics import UserError
+from .core.diagnostics import UserError, collapsed
 from .core.scene.formats import ALIGNMENTS, FORMATS, UP_CHOICES
 
 
@@ -63,10 +63,3 @@ def cmd_import_scene(argv: list[str]) -> int:
         print(f"time: {times}")
     return 1 if result.failed else 0
 
-
-def collapsed(diagnostics) -> list[str]:
-    """One line per distinct message, in first-seen order, with a count when it repeats."""
-    counts: dict[str, int] = {}
-    for d in diagnostics:
-        counts[str(d)] = counts.get(str(d), 0) + 1
-    return [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]

@@ -66,5 +66,14 @@ class Diagnostics:
         return len(self.items)
 
 
+def collapsed(diagnostics) -> list[str]:
+    """One line per distinct message, in first-seen order, with a count when it repeats (`... (x161)`):
+    a file that repeats one problem says it once."""
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        counts[str(d)] = counts.get(str(d), 0) + 1
+    return [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]
+
+
 def _s(file: str | Path | None) -> str | None:
     return None if file is None else str(file)

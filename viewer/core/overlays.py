@@ -303,7 +303,8 @@ def scene_map_overlay(question: Question | None, qi: int | None, results: list[M
         c = g.target.bbox.corners()
         # Corners with bit 2 clear are the bottom face; 0, 1, 3, 2 goes around it.
         ov.add(pr.Polygon(pr.TARGET, None, (pr.L_TARGET,), pr.Z_TARGET, points=geo.world_to_pixel(W, c[[0, 1, 3, 2]])))
-        ov.legend.append(pr.LegendItem("target", "target", layers=(pr.L_TARGET,)))
+        ov.legend.append(pr.LegendItem("target", "target (size estimated)" if g.target.size_estimated else "target",
+                                       layers=(pr.L_TARGET,)))
         if vp is not None:
             target_distance = float(np.linalg.norm(g.target.bbox.center[:2] - geo.camera_center(vp.pose)[:2]))
     if kind is not None:

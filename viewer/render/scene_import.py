@@ -123,6 +123,12 @@ def import_scene(req: ImportRequest, progress: Callable[[int, int], None] | None
             tick("mesh reading")
             claim = UpEvidence("y", "glTF is y-up by its specification", "format") \
                 if Path(req.mesh).suffix.lower() in (".glb", ".gltf") else None
+            if poses is not None and req.up == "auto" and inverted_trajectory(poses, *mesh.bounds()) is not None:
+                # World-to-camera poses read as camera-to-world point every way: they cannot say which way
+                # is up (the warning that they look inverted follows).
+                diags.info("the cameras are not asked which way is up: they look inverted", traj.source,
+                           code="import.up_cameras_ignored")
+                poses = None
             up = _decide_up(req, claim, poses, lambda: geometry_up(mesh.vertices, mesh.triangles), diags)
             geometry = _mesh_geometry(req.mesh, mesh, up.axis, tmp, scene)
         tick("geometry")
@@ -302,13 +308,13 @@ def _track(req: ImportRequest, traj: Trajectory, up: str, tmp: Path, lo, hi, dia
                    f"({', '.join(f'{v:+.4g}' for v in shift)}) m ({req.align_trajectory})", traj.source,
                    code="import.trajectory_aligned")
     mesh_name = req.mesh or req.omnigibson
-    why = inverted_trajectory(traj.poses, lo, hi)
+    why = inverted_trajectory(traj.poses, lo, hi, up=up)
     if why:
         diags.warning(f"the trajectory looks inverted: {why}; check --trajectory-format", traj.source,
                       code="import.trajectory_inverted")
     else:             # inverted poses of an orbit all sit at one point: no scale to compare
         check_units(traj.poses[:, :3, 3], lo, hi, traj.source, mesh_name)
-    outside = frame_mismatch(traj.poses, lo, hi)
+    outside = frame_mismatch(traj.poses, lo, hi, up=up)
     if outside:
         diags.warning(f"the trajectory and the mesh {mesh_name} do not look like one frame: {outside}", traj.source,
                       code="import.trajectory_outside_mesh")

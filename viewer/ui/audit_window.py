@@ -14,6 +14,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 
 from ..core.audit import AuditReport, run_audit
 from ..core.review.flags import FlagStore
+from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
 from ..render.audit_images import SceneImages
 from ..render.video import probe_video
@@ -74,8 +75,8 @@ class AuditController(QObject):
     def _session_loaded(self) -> None:
         self.close_store()
         self.panel.set_report(None)
-        if self.state.session is None:
-            return
+        if self.state.session is None or is_scene_alone(self.state.session):
+            return                           # a scene alone has no question to flag: no database
         self.store = FlagStore.for_release(self.state.release_path)
         self.flags.set_store(self.store)
         if self.store.problem:

@@ -28,6 +28,7 @@ from ..core.browse import error_unit
 from ..core.compare import COMPARISONS, NEEDS_B
 from ..core.diagnostics import UserError
 from ..core.review.views import ViewStore, resolve_view, view_document
+from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
 from .bindings import KEEP, Bindings
 
@@ -76,7 +77,9 @@ class CompareBar(QWidget):
     def _session_changed(self) -> None:
         self.close_store()
         path = self.state.release_path
-        self.store = ViewStore.for_release(path) if path and self.state.session is not None else None
+        # A scene alone has no questions to filter: no views database.
+        self.store = ViewStore.for_release(path) if path and self.state.session is not None \
+            and not is_scene_alone(self.state.session) else None
         self._fill_models()
 
     def close_store(self) -> None:

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -24,7 +25,8 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ..core.scene.formats import FORMATS, UP_CHOICES
+from ..core.diagnostics import collapsed
+from ..core.scene.formats import ALIGNMENTS, FORMATS, UP_CHOICES
 from .jobs import Jobs
 
 OMNIGIBSON, MESH = "OmniGibson scene file", "Mesh + camera trajectory"
@@ -79,6 +81,12 @@ class ImportSceneDialog(QDialog):
             self.format.addItem(f, f)
         self.up = QComboBox()
         self.up.addItems(UP_CHOICES)           # auto first: decided from the data, and said
+        # A trajectory in another frame than the mesh (the import warns): move and scale it onto the mesh.
+        self.align = QComboBox(toolTip="center: move the path so its centre is the mesh's (a georeferenced "
+                                       "or separately registered trajectory)")
+        self.align.addItems(ALIGNMENTS)
+        self.trajectory_scale = QDoubleSpinBox(decimals=6, minimum=1e-6, maximum=1e6, value=1.0,
+                                               toolTip="the camera centres are scaled by this first (other units)")
         self.video = PathField("file", "Video (optional)", "Videos (*.mp4 *.mov *.avi *.mkv);;All files (*)")
         mesh_page = QWidget()
         mesh_form = QFormLayout(mesh_page)
@@ -86,6 +94,8 @@ class ImportSceneDialog(QDialog):
         mesh_form.addRow("Trajectory (optional)", self.trajectory)
         mesh_form.addRow("Trajectory format", self.format)
         mesh_form.addRow("Up axis", self.up)
+        mesh_form.addRow("Align trajectory", self.align)
+        mesh_form.addRow("Trajectory scale", self.trajectory_scale)
         mesh_form.addRow("Video (optional)", self.video)
         self.pages = QStackedWidget()
         self.pages.addWidget(og_page)
@@ -124,7 +134,8 @@ class ImportSceneDialog(QDialog):
             raise ValueError("choose the mesh")
         return ImportRequest(out, mesh=self.mesh.value(), trajectory=self.trajectory.value(),
                              trajectory_format=self.format.currentData(), up=self.up.currentText(),
-                             video=self.video.value())
+                             align_trajectory=self.align.currentText(),
+                             trajectory_scale=self.trajectory_scale.value(), video=self.video.value())
 
     def start(self) -> None:
         from ..render.scene_import import import_scene
@@ -140,10 +151,14 @@ class ImportSceneDialog(QDialog):
 
     def _done(self, result) -> None:
         self.import_button.setEnabled(True)
-        notes = [str(d) for d in result.diagnostics if d.level != "info"]
+        notes = collapsed(d for d in result.diagnostics if d.level != "info")     # each said once, counted
         text = result.summary()
         if notes:
             text += f"\n{len(notes)} problems:\n" + "\n".join(notes[:8])
+        if result.failed:
+            # As the command exits 1: a scene with nothing to draw is not opened.
+            self.status.setText(f"not imported: nothing to draw.\n{text}")
+            return
         self.status.setText(text)
         self.imported.emit(str(Path(result.folder)))
 

@@ -180,6 +180,12 @@ class MainWindow(QMainWindow):
     def release_path(self) -> str | None:
         return self.state.release_path
 
+    @property
+    def question_docks(self) -> list[QDockWidget]:
+        """The docks about questions and models: hidden while a scene is opened alone."""
+        return [self.browser_dock, self.board_dock, self.audit_dock, self.review_dock, self.settings_dock,
+                self.plots_dock, self.layers_dock]
+
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=f"dock_{title.lower()}")
         dock.setWidget(widget)
@@ -310,13 +316,16 @@ class MainWindow(QMainWindow):
             return
         self.setWindowTitle(f"gst-viewer — scene {Path(path).name}")
         self.problems.clear()
-        # No questions, no models: the browser and Table 1 would be empty; they come back with a release.
-        self._hidden_for_scene = [d for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock,
-                                              self.review_dock, self.plots_dock, self.layers_dock) if d.isVisible()]
-        for d in self._hidden_for_scene:
+        # No questions, no models: the question panels would be empty or speak of "this question"; they
+        # are hidden, and cannot be shown, until a release opens.
+        docks = self.question_docks + [self.problems_dock]
+        self._hidden_for_scene += [d for d in docks if d.isVisible() and d not in self._hidden_for_scene]
+        for d in docks:
             d.hide()
+        for d in self.question_docks:
+            d.toggleViewAction().setEnabled(False)
         self.state.open(session, path)
-        self.show_status(f"scene {Path(path).name} (no questions) from {path}")
+        self.show_status(f"scene {Path(path).name} opened alone (no questions) from {path}")
         self.sessionLoaded.emit()
 
     def recent_releases(self) -> list[str]:
@@ -351,6 +360,8 @@ class MainWindow(QMainWindow):
         self.loadFailed.emit(message)
 
     def _session_loaded(self, path: str, session: Session) -> None:
+        for d in self.question_docks:
+            d.toggleViewAction().setEnabled(True)
         for d in self._hidden_for_scene:
             d.show()
         self._hidden_for_scene = []

@@ -13,10 +13,11 @@ from collections import OrderedDict
 
 import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.map_choice import MapSource
 from ..core.overlays import model_answers
+from ..core.scene.alone import scene_info
 from ..core.scene.model import QuestionGeometry
 from ..core.state import InspectorState
 from ..core.view.plan import MapCanvas, MapFile, MapPlan, ViewPlan, plan
@@ -63,6 +64,11 @@ class SampleView(QWidget):
         self._view_path: str | None = None        # the current-view file shown or loading
 
         self.header = SampleHeader(state)
+        # A scene opened alone: what it holds and which way is up, in the header's place.
+        self.scene_info = QLabel(objectName="scene_info", wordWrap=True)
+        self.scene_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.scene_info.setContentsMargins(6, 3, 6, 3)
+        self.scene_info.hide()
         self.map_panel = MapPanel(state)
         self.gallery = ChoiceGallery()
         self.charts = {name: make() for name, make in CHARTS.items()}
@@ -110,6 +116,7 @@ class SampleView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.header)
+        lay.addWidget(self.scene_info)
         lay.addWidget(self.main_split, 1)
 
         self.prompt.mediaActivated.connect(self._media_activated)
@@ -158,6 +165,9 @@ class SampleView(QWidget):
         alone = self.geometry_loader.scene_alone
         for part in (self.text_split, self.header, self.media_split):
             part.setVisible(alone is None)
+        self.scene_info.setVisible(alone is not None)
+        if alone is not None:
+            self.scene_info.setText(f"scene {alone}, opened alone (no questions) · reading it…")
         g = state.geometry            # None for a new question; kept when only the models changed
         if q is None:
             self.player.set_video(None, "no question selected")
@@ -246,7 +256,9 @@ class SampleView(QWidget):
             self.statusMessage.emit(f"scene {alone}: " + "; ".join(g.problems))
         if g.scene is None:
             self.map_panel.show_message("; ".join(g.problems))
+            self.scene_info.setText(f"scene {alone}, opened alone: it cannot be read")
             return
+        self.scene_info.setText(scene_info(g.scene))
         self.tabs.setTabEnabled(1, True)
         self.text_split.setVisible(False)          # no prompt, no answers
         self.header.setVisible(False)

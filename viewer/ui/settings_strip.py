@@ -14,17 +14,20 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QPixmap
 from PyQt6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from ..core.scene.alone import is_scene_alone
 from ..core.settings_table import family_of
 from ..core.state import InspectorState
 
 NO_VARIANTS = "This question has no Local-Video or Local-Image variant (docs/data-format.md, Settings)."
+NO_QUESTION = "No question is open: the settings compare a question's variants."
+SCENE_ALONE = "A scene opened alone has no questions, so no settings to compare."
 
 
 class SettingsStrip(QWidget):
     def __init__(self, state: InspectorState, jobs, assets, parent=None):
         super().__init__(parent)
         self.state, self.jobs, self.assets = state, jobs, assets
-        self.message = QLabel(NO_VARIANTS)
+        self.message = QLabel(NO_QUESTION)
         self.message.setWordWrap(True)
         self.image = QLabel()
         self.image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
@@ -46,7 +49,8 @@ class SettingsStrip(QWidget):
         self.figure = None
         self.image.clear()
         if family is None:
-            self.message.setText(NO_VARIANTS)
+            self.message.setText(NO_VARIANTS if qi is not None else SCENE_ALONE if is_scene_alone(session)
+                                 else NO_QUESTION)
             self.message.show()
             return
         self.message.setText("loading the variants…")

@@ -48,6 +48,19 @@ def prepare_mesh(scene_mesh, hide_ceiling: bool = True) -> dict:
     return out
 
 
+def framed_bounds(mesh_bounds, overlay: Overlay | None) -> tuple[np.ndarray, np.ndarray]:
+    """The box the camera frames: the mesh's, grown to hold the video path, so a path that leaves the
+    mesh (or lies beside it) is in the first view too."""
+    lo, hi = (np.asarray(b, float) for b in mesh_bounds)
+    for item in overlay.drawn() if overlay is not None else ():
+        if isinstance(item, pr.Polyline) and item.role == pr.PATH:
+            pts = np.asarray(item.points, float).reshape(-1, 3)
+            pts = pts[np.isfinite(pts).all(axis=1)]
+            if len(pts):
+                lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
+    return lo, hi
+
+
 def _gl():
     import pyqtgraph.opengl as gl
     return gl
@@ -224,7 +237,7 @@ class View3DPanel(QWidget):
     def reset_camera(self) -> None:
         if self.view is None:
             return
-        lo, hi = self._bounds
+        lo, hi = framed_bounds(self._bounds, self.overlay)
         c = (lo + hi) / 2
         from PyQt6.QtGui import QVector3D
         self.view.setCameraPosition(pos=QVector3D(*map(float, c)), distance=float(np.linalg.norm(hi - lo)) * 1.1,
@@ -233,7 +246,7 @@ class View3DPanel(QWidget):
     def top_down(self) -> None:
         if self.view is None:
             return
-        lo, hi = self._bounds
+        lo, hi = framed_bounds(self._bounds, self.overlay)
         c = (lo + hi) / 2
         from PyQt6.QtGui import QVector3D
         self.view.setCameraPosition(pos=QVector3D(*map(float, c)),

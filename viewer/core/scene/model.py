@@ -141,6 +141,14 @@ class Viewpoint:
         self.pose = np.asarray(self.pose, float).reshape(4, 4)
 
 
+@dataclass(frozen=True)
+class ImportedUp:
+    """How `import-scene` decided an imported scene's up axis (scene.json `import.up`), for the window to say."""
+    axis: str             # "y", "-y", ... : the file's axis that became the viewer's z
+    source: str           # "format", "cameras", "path", "geometry", "default" or "given"
+    why: str              # "glTF is y-up by its specification"
+
+
 @dataclass
 class Scene:
     """One scene's metadata. Paths (mesh, images, video files) are absolute once
@@ -157,6 +165,8 @@ class Scene:
     # Entries present in the file but unusable, with the reason, so a question
     # naming one can say why rather than "not found".
     rejected: dict[str, str] = field(default_factory=dict)   # "viewpoint:<id>" -> reason
+    # What `import-scene` decided about up (scene.json `import.up`); None for a scene not imported.
+    imported_up: ImportedUp | None = None
     # The source that loaded it (set by SceneLibrary): the render layer asks it for the mesh.
     source: SceneSource | None = field(default=None, repr=False, compare=False)
 

@@ -16,7 +16,7 @@ from ..diagnostics import UserError
 from ..geometry import opengl_to_opencv, rigid_problems
 from ..media import within
 from ..textio import parse_json_document, read_text
-from .model import Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
+from .model import Box3, ImportedUp, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint, number, vector
 
 SCENE_FORMAT = "gst-scene/1"
 CONVENTIONS = ("opencv", "opengl")
@@ -87,6 +87,20 @@ class SceneReader:
             vp = self.viewpoint(vid, raw)
             if vp is not None:
                 s.viewpoints[vid] = vp
+        s.imported_up = self.imported_up(doc.get("import"))
+
+    def imported_up(self, raw: Any) -> ImportedUp | None:
+        """`import.up`, written by import-scene; only the window shows it, so a bad one is a warning."""
+        from .formats.up import UP_AXES
+        up = raw.get("up") if isinstance(raw, dict) else raw
+        if up is None:
+            return None
+        fields = [up.get(k) for k in ("axis", "source", "why")] if isinstance(up, dict) else []
+        if len(fields) != 3 or not all(isinstance(v, str) for v in fields) or fields[0] not in UP_AXES:
+            self.warning(f"import.up must be {{\"axis\": one of {', '.join(UP_AXES)}, \"source\": ..., \"why\": ...}}, "
+                         f"got {str(up)[:80]}; ignored", code="scene.bad_import")
+            return None
+        return ImportedUp(*fields)
 
     def table(self, doc: dict, key: str) -> dict:
         raw = doc.get(key)

@@ -177,8 +177,12 @@ def _map_plan(source: MapSource, release: Release, q: Question | None, g: Questi
                        world_to_pixel=None if own else tmap.world_to_pixel)
     # A rendering lines up with the question's own map when that has an affine, else it is fitted to the mesh.
     own = g.topdown if g.topdown is not None and g.topdown.world_to_pixel is not None else None
-    size = (own.width, own.height) if own is not None and own.width else None
-    return MapPlan(source, MapRender(g.scene, source.name, None if own is None else own.world_to_pixel, size),
+    # A scene alone is rendered in its own maps' frame: import-scene fits them to the mesh and the path, so
+    # a path that leaves the mesh a little is still on the map (docs/scene-import.md, One frame).
+    frame = own if q is not None else next((t for t in g.scene.topdown.values()
+                                            if t.world_to_pixel is not None and t.width and t.height), None)
+    size = (frame.width, frame.height) if frame is not None and frame.width else None
+    return MapPlan(source, MapRender(g.scene, source.name, None if frame is None else frame.world_to_pixel, size),
                    lines_up=own is not None)
 
 

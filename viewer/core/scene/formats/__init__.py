@@ -33,15 +33,17 @@ __all__ = ["FORMATS", "Trajectory", "read_trajectory", "UP_AXES", "UP_CHOICES", 
 UNITS_RATIO = 100.0            # trajectory extent vs mesh extent beyond which the units must differ
 
 
-def z_up(poses: np.ndarray, up: str) -> np.ndarray:
-    """Camera-to-world poses of a world whose up axis is `up`, in the z-up world (cameras unchanged)."""
+def z_up(poses: np.ndarray, up: str, inverse: bool = False) -> np.ndarray:
+    """Camera-to-world poses of a world whose up axis is `up`, in the z-up world (cameras unchanged);
+    `inverse`: back from the z-up world to that world."""
     T = np.eye(4)
-    T[:3, :3] = up_rotation(up)
+    T[:3, :3] = up_rotation(up).T if inverse else up_rotation(up)
     return T @ np.asarray(poses, float)
 
 
-def z_up_points(points: np.ndarray, up: str) -> np.ndarray:
-    return np.asarray(points, float) @ up_rotation(up).T
+def z_up_points(points: np.ndarray, up: str, inverse: bool = False) -> np.ndarray:
+    R = up_rotation(up)
+    return np.asarray(points, float) @ (R if inverse else R.T)
 
 
 def tie_to_video(traj: Trajectory, n_frames: int, fps: float | None, by: str, diags: Diagnostics,
@@ -128,20 +130,26 @@ def looking_at(poses: np.ndarray, target, cone_deg: float = 60.0) -> float:
     return float((cos > np.cos(np.radians(cone_deg))).mean())
 
 
-def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1) -> str | None:
+def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1, up: str = "z") -> str | None:
     """Why the poses look inverted (world-to-camera read as camera-to-world), or None.
 
     Two tests, on the poses as read and on their inverses. A capture's cameras
     stand inside the scene's bounds (a room scan) or, outside them, look at
     its content (an orbit around an object). When the poses as read do
     neither while their inverses do, the file's convention was not the one
-    assumed.
+    assumed. `up`: the poses and bounds are in the z-up world made of a
+    file whose up was `up`; the inverses are taken in the file's own world,
+    where a world-to-camera matrix was written (inverting after the turn
+    would invert the turn too).
     """
     p = np.asarray(poses, float)
     p = p[np.isfinite(p).all(axis=(1, 2))]
     if len(p) == 0:
         return None
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    if up != "z":                # back to the file's world; UP_AXES are signed permutations, so boxes stay boxes
+        p = z_up(p, up, inverse=True)
+        lo, hi = np.sort(np.stack([z_up_points(lo, up, inverse=True), z_up_points(hi, up, inverse=True)]), axis=0)
     pad = margin * np.max(hi - lo) + 0.25
     now = _inside(p[:, :3, 3], lo, hi, pad)
     if now >= 0.5:
@@ -157,7 +165,9 @@ def inverted_trajectory(poses: np.ndarray, lo, hi, margin: float = 0.1) -> str |
             return (f"only {now:.0%} of the camera centres are inside the mesh's bounds, but {then:.0%} of the "
                     "inverted poses' are: the file probably holds world-to-camera poses")
         look_then = looking_at(q, centre)
-        if look_now < 0.3 and look_then >= 0.7:
+        # Inverted poses of an orbit sit at one point looking every way; some may still face the mesh
+        # (42% of a fox-like arc written y-up): the inverses must look at it far more often.
+        if look_then >= 0.7 and (look_now < 0.3 or look_then - look_now >= 0.5):
             return (f"the cameras stand outside the mesh's bounds and only {look_now:.0%} of them look towards it, "
                     f"but {look_then:.0%} of the inverted poses do: the file probably holds world-to-camera poses")
     return None
@@ -170,10 +180,10 @@ FRAME_SCALE_RATIO = 10.0       # trajectory vs mesh extent beyond which they are
 GEOREFERENCED = 1e5            # metres from the mesh: coordinates of a map projection, not of a room
 
 
-def frame_mismatch(poses: np.ndarray, lo, hi) -> str | None:
+def frame_mismatch(poses: np.ndarray, lo, hi, up: str = "z") -> str | None:
     """Why the trajectory and the mesh do not look like one frame (most camera centres outside the
     mesh's bounds, or extents more than 10x apart), with the offset, the scale ratio and the likely
-    cause; None when they do."""
+    cause; None when they do. `up`: the file's up axis (`inverted_trajectory`)."""
     p = np.asarray(poses, float)
     p = p[np.isfinite(p).all(axis=(1, 2))]
     if len(p) == 0:
@@ -193,10 +203,11 @@ def frame_mismatch(poses: np.ndarray, lo, hi) -> str | None:
     distance = float(np.linalg.norm(offset))
     if distance > max(GEOREFERENCED, 1000 * size):
         cause = "a georeferenced file (map-projection or GPS coordinates, far from the mesh's origin)"
+    elif inverted_trajectory(p, lo, hi, up=up) is not None:
+        # Before the units: inverted poses of an orbit all sit at one point, so their extent says nothing.
+        cause = "world-to-camera poses where camera-to-world is expected"
     elif not 1 / FRAME_SCALE_RATIO <= ratio <= FRAME_SCALE_RATIO:
         cause = "other units (mm, cm, m) in one of the files, or files of different scenes"
-    elif inverted_trajectory(p, lo, hi) is not None:
-        cause = "world-to-camera poses where camera-to-world is expected"
     elif looking_at(p, (lo + hi) / 2) >= 0.8:
         cause = ("an object-centric capture: the cameras surround the mesh and look at it, which is expected "
                  "(nothing to fix if so)")

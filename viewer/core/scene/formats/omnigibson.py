@@ -74,7 +74,8 @@ def read_omnigibson(path: str | Path) -> OmniGibsonScene:
         if not isinstance(args, dict):
             d.error(f"{at}.args must be an object; object skipped", f, code="import.bad_object")
             continue
-        category = args.get("category")
+        # OmniGibson's BaseObject takes category="object" when none is given (USDObject, ThreeD_FRONTObject).
+        category = args.get("category", "object")
         if not isinstance(category, str) or not category:
             d.error(f"{at}.args.category must be a string; object skipped", f, code="import.bad_object")
             continue
