@@ -1,0 +1,338 @@
+"""Finding the red bounding box GST-Bench draws around the target in a visual question's video.
+
+The box is a thin outline of saturated red. A red object in the scene is red *mass*; the box is red
+*lines*: what is looked for is a rectangle of thin, long red strokes, not red pixels as such.
+
+Per frame (numpy only, on the RGB frame):
+1. red pixels: R well above G and B (compression and blur soften the line's colour, not its hue);
+2. each red pixel's run length along its row and its column: a pixel of a horizontal stroke is in a long
+   row run and a short column run (the line's thickness), a vertical one the other way round; a blob is
+   long both ways and is dropped;
+3. strokes grouped into edges (rows of one horizontal line merge, likewise columns);
+4. rectangles assembled from two vertical edges with matching extents and the horizontal edges at their
+   ends (or the reverse), each side covered for most of its length; a side may be missing where the box
+   runs off the frame. The best covered rectangle wins.
+
+A box is "whole" when its four sides are inside the frame, "cut" when a side is at or beyond the frame's
+edge, and a frame without one is "absent". The limits (docs/frames.md): a box thinner than MIN_SIDE pixels
+is a red dot and not found; a red scene object drawn as a thin rectangle (a red picture frame) can be
+taken for the box.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# A red stroke: R above RED_MIN, and above G and B by RED_MARGIN (the demo draws (230, 40, 40); H.264 at
+# crf 26 leaves its core above (190, 70, 70) and its blurred rim about (170, 100, 100)).
+RED_MIN = 120
+RED_MARGIN = 60
+MAX_THICK = 7        # a stroke is at most this thick (3 px drawn, widened by blur and chroma subsampling)
+MIN_SIDE = 8         # shorter strokes are noise or a red dot
+COVER = 0.6          # a side must be red over this share of its length
+INSIDE_RED = 0.35   # an outline's inside may be this red (a red part of the target itself)
+EDGE_MARGIN = 3      # a side this near the frame's border is cut by it
+
+WHOLE, CUT, ABSENT = "whole", "cut", "absent"
+
+
+@dataclass(frozen=True)
+class RedBox:
+    x0: int
+    y0: int
+    x1: int          # inclusive
+    y1: int
+    state: str       # WHOLE or CUT
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.x1 - self.x0 + 1, self.y1 - self.y0 + 1
+
+
+def red_mask(rgb: np.ndarray) -> np.ndarray:
+    """Saturated red pixels. In uint8 without widening: where R >= RED_MIN, R - RED_MARGIN cannot wrap."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    mask = r >= RED_MIN
+    if not mask.any():
+        return mask
+    floor = r - np.uint8(RED_MARGIN)
+    mask &= g <= floor
+    mask &= b <= floor
+    return mask
+
+
+def _runs(mask: np.ndarray):
+    """Runs of True along each row: (row, start, end exclusive) arrays, in row order."""
+    h, w = mask.shape
+    pad = np.zeros((h, w + 2), np.int8)
+    pad[:, 1:-1] = mask
+    d = np.diff(pad, axis=1)
+    rs, starts = np.nonzero(d == 1)
+    _, ends = np.nonzero(d == -1)
+    return rs, starts, ends
+
+
+def _run_length(mask: np.ndarray) -> np.ndarray:
+    """Each True pixel's run length along its row (0 elsewhere)."""
+    h, w = mask.shape
+    rs, starts, ends = _runs(mask)
+    delta = np.zeros((h, w + 1), np.int32)
+    delta[rs, starts] = ends - starts
+    delta[rs, ends] -= ends - starts
+    return np.cumsum(delta, axis=1)[:, :w] * mask
+
+
+def _edges(strokes: np.ndarray) -> list[tuple[float, int, int]]:
+    """Horizontal edges from a stroke mask: (row centre, x0, x1 exclusive), adjacent rows merged."""
+    rs, starts, ends = _runs(strokes)
+    keep = ends - starts >= MIN_SIDE
+    rs, starts, ends = rs[keep], starts[keep], ends[keep]
+    edges: list[list] = []          # [row sum, rows, x0, x1, last row]
+    for y, a, b in zip(rs.tolist(), starts.tolist(), ends.tolist()):
+        for e in edges:
+            if y - e[4] <= 1 and min(b, e[3]) - max(a, e[2]) > 0.5 * min(b - a, e[3] - e[2]):
+                e[0] += y
+                e[1] += 1
+                e[2], e[3], e[4] = min(a, e[2]), max(b, e[3]), y
+                break
+        else:
+            edges.append([y, 1, a, b, y])
+    return [(e[0] / e[1], e[2], e[3]) for e in edges]
+
+
+def find_red_box(rgb: np.ndarray) -> RedBox | None:
+    """The drawn red box in one RGB frame, or None when it has none."""
+    mask = red_mask(rgb)
+    if mask.sum() < 2 * MIN_SIDE:
+        return None
+    ys, xs = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
+    oy, ox = int(ys[0]), int(xs[0])
+    m = mask[oy:ys[-1] + 1, ox:xs[-1] + 1]            # only the part with red in it
+    hlen, vlen = _run_length(m), _run_length(m.T).T
+    hstroke = (hlen >= MIN_SIDE) & (vlen <= MAX_THICK)
+    vstroke = (vlen >= MIN_SIDE) & (hlen <= MAX_THICK)
+    if not hstroke.any() and not vstroke.any():
+        return None
+    hedges = _edges(hstroke)                           # (y, x0, x1)
+    vedges = _edges(vstroke.T)                         # (x, y0, y1)
+    h, w = rgb.shape[:2]
+    box = _best_rectangle(m, hedges, vedges, (ox, oy, w, h))
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box[0] + ox, box[1] + oy, box[2] + ox, box[3] + oy
+    at_edge = x0 <= EDGE_MARGIN or y0 <= EDGE_MARGIN or x1 >= w - 1 - EDGE_MARGIN or y1 >= h - 1 - EDGE_MARGIN
+    return RedBox(x0, y0, x1, y1, CUT if at_edge else WHOLE)
+
+
+def _candidates(values: list[tuple[float, float]], limit: int = 10) -> list[int]:
+    """Positions (value, weight) merged within a stroke's thickness, the heaviest `limit` kept."""
+    out: list[list[float]] = []               # [weighted sum, weight]
+    for v, wt in sorted(values):
+        if out and abs(v - out[-1][0] / out[-1][1]) <= MAX_THICK / 2:
+            out[-1][0] += v * wt
+            out[-1][1] += wt
+        else:
+            out.append([v * wt, wt])
+    out.sort(key=lambda e: -e[1])
+    return sorted(int(round(e[0] / e[1])) for e in out[:limit])
+
+
+class _Profiles:
+    """Cumulative counts of red along a line of the mask (within a stroke's thickness of it), cached."""
+
+    def __init__(self, mask: np.ndarray):
+        self.mask = mask
+        self._cache: dict[int, np.ndarray] = {}
+
+    def cover(self, at: int, lo: int, hi: int) -> float:
+        c = self._cache.get(at)
+        if c is None:
+            n = self.mask.shape[0]
+            a, b = max(0, at - MAX_THICK // 2), min(n, at + MAX_THICK // 2 + 1)
+            line = self.mask[a:b].any(axis=0) if a < b else np.zeros(self.mask.shape[1], bool)
+            c = self._cache[at] = np.concatenate([[0], np.cumsum(line)])
+        lo, hi = max(lo, 0), min(hi, len(c) - 1)
+        return (c[hi] - c[lo]) / (hi - lo) if hi > lo else 0.0
+
+
+def _best_rectangle(m: np.ndarray, hedges, vedges, frame: tuple[int, int, int, int]):
+    """The rectangle (x0, y0, x1, y1) in the crop whose sides are best covered by red, or None.
+
+    Its sides are taken where strokes are (a vertical edge's x, a horizontal one's y, or where an edge
+    ends: a side hidden by a red object still ends the strokes meeting it). A side along the frame's
+    border may be missing (the box runs off the frame there). The inside must be mostly not red.
+    """
+    ox, oy, w, h = frame                         # the crop's place in the frame, and the frame's size
+    xs = _candidates([(x, y1 - y0) for x, y0, y1 in vedges]
+                     + [(v, (x1 - x0) / 4) for _, x0, x1 in hedges for v in (x0, x1 - 1)])
+    ys = _candidates([(y, x1 - x0) for y, x0, x1 in hedges]
+                     + [(v, (y1 - y0) / 4) for _, y0, y1 in vedges for v in (y0, y1 - 1)])
+    rows, cols = _Profiles(m), _Profiles(m.T)
+    best, best_score = None, 0.0
+    for i, x0 in enumerate(xs):
+        for x1 in xs[i + 1:]:
+            if x1 - x0 < MIN_SIDE:
+                continue
+            for j, y0 in enumerate(ys):
+                for y1 in ys[j + 1:]:
+                    if y1 - y0 < MIN_SIDE:
+                        continue
+                    sides = (rows.cover(y0, x0, x1 + 1), rows.cover(y1, x0, x1 + 1),
+                             cols.cover(x0, y0, y1 + 1), cols.cover(x1, y0, y1 + 1))
+                    border = (oy + y0 <= EDGE_MARGIN, oy + y1 >= h - 1 - EDGE_MARGIN,
+                              ox + x0 <= EDGE_MARGIN, ox + x1 >= w - 1 - EDGE_MARGIN)
+                    found = [c >= COVER for c in sides]
+                    if not all(f or b for f, b in zip(found, border)) or sum(found) < 2:
+                        continue
+                    score = sum(c for c, f in zip(sides, found) if f) * (x1 - x0 + y1 - y0)
+                    if score <= best_score:
+                        continue
+                    # an outline has a hollow inside: past half a stroke from the sides, mostly not red
+                    t = MAX_THICK // 2 + 1
+                    inside = m[y0 + t:y1 - t + 1, x0 + t:x1 - t + 1]
+                    if inside.shape[0] < 3 or inside.shape[1] < 3 or inside.mean() > INSIDE_RED:
+                        continue            # red mass (a book, a red object), not an outline
+                    best, best_score = (x0, y0, x1, y1), score
+    return best
+
+
+# --- a whole video, cached -----------------------------------------------------------------------------------
+
+# Bumped whenever the detector's answers change, so a cache written by an older one is not used.
+DETECTOR_VERSION = 1
+STATES = ("absent", WHOLE, CUT)           # the codes stored per frame: 0, 1, 2
+
+
+@dataclass(frozen=True)
+class VideoBoxes:
+    """The red box of every frame of one video: `boxes` (n, 4) x0, y0, x1, y1 (-1 where absent) and
+    `state` (n,) codes into STATES, at the video's `width` x `height`."""
+    path: str
+    boxes: np.ndarray
+    state: np.ndarray
+    width: int
+    height: int
+    fps: float
+    variable_rate: bool = False      # frame intervals differ (VFR): index sampling is not time sampling
+
+    @property
+    def n_frames(self) -> int:
+        return len(self.state)
+
+    def frames(self) -> tuple[int, ...]:
+        """The frames that show the box (whole or cut)."""
+        return tuple(int(k) for k in np.flatnonzero(self.state > 0))
+
+    def box(self, k: int) -> RedBox | None:
+        if not (0 <= k < len(self.state)) or self.state[k] == 0:
+            return None
+        x0, y0, x1, y1 = (int(v) for v in self.boxes[k])
+        return RedBox(x0, y0, x1, y1, STATES[int(self.state[k])])
+
+
+def variable_rate(times: np.ndarray, tolerance: float = 0.25) -> bool:
+    """Whether frame intervals differ by more than `tolerance` of their median (a variable frame rate)."""
+    d = np.diff(np.asarray(times, float))
+    if len(d) < 2:
+        return False
+    med = float(np.median(d))
+    return med > 0 and bool(np.any(np.abs(d - med) > tolerance * med))
+
+
+class ScanCancelled(Exception):
+    pass
+
+
+def cache_dir() -> Path:
+    """Where scans are kept: the user's cache folder (platformdirs), `GST_VIEWER_CACHE` when set."""
+    env = os.environ.get("GST_VIEWER_CACHE")
+    if env:
+        return Path(env) / "redbox"
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("gst-viewer", appauthor=False)) / "redbox"
+
+
+def _cache_file(path: str) -> tuple[Path, str]:
+    """The cache file of a video and the key it must carry: its size and mtime (and the detector's version)."""
+    st = os.stat(path)
+    key = f"{st.st_size}:{st.st_mtime_ns}:{DETECTOR_VERSION}"
+    name = hashlib.sha1(os.path.abspath(path).encode("utf-8")).hexdigest()
+    return cache_dir() / f"{name}.npz", key
+
+
+def cached_boxes(path: str) -> VideoBoxes | None:
+    """The scan of `path` from the cache, when it is there and the file has not changed since."""
+    try:
+        file, key = _cache_file(path)
+        with np.load(file, allow_pickle=False) as z:
+            if str(z["key"]) != key:
+                return None
+            w, h, fps, vfr = (float(v) for v in z["meta"])
+            return VideoBoxes(path, z["boxes"], z["state"], int(w), int(h), fps, bool(vfr))
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _store(vb: VideoBoxes) -> None:
+    from ..core.atomic import atomic_write_bytes
+    try:
+        file, key = _cache_file(vb.path)
+        buf = io.BytesIO()
+        np.savez(buf, key=np.array(key), boxes=vb.boxes, state=vb.state,
+                 meta=np.array([vb.width, vb.height, vb.fps, vb.variable_rate], float))
+        file.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(file, buf.getvalue())
+    except OSError:
+        pass                  # a cache that cannot be written costs time, not correctness
+
+
+def scan_video(path: str, progress: Callable[[int, int], None] | None = None,
+               cancelled: Callable[[], bool] | None = None, use_cache: bool = True) -> VideoBoxes:
+    """The red box in every frame of a video, decoded in order once (PyAV); from the cache when the file
+    is unchanged. VideoError for a video that cannot be read (the message names the file);
+    ScanCancelled when `cancelled()` turns true."""
+    from .video import VideoError, VideoReader, import_av
+    if use_cache:
+        hit = cached_boxes(path)
+        if hit is not None:
+            return hit
+    reader = VideoReader(path, cache_frames=1)        # checks the file and reads its packet index
+    n, w, h, fps = reader.n_frames, reader.width, reader.height, reader.fps
+    vfr = variable_rate(reader.times)
+    reader.close()
+    av = import_av()
+    boxes = np.full((n, 4), -1, np.int32)
+    state = np.zeros(n, np.uint8)
+    k = 0
+    try:
+        with av.open(path) as container:
+            stream = container.streams.video[0]
+            stream.thread_type = "AUTO"
+            for frame in container.decode(stream):
+                if k >= n:
+                    break
+                b = find_red_box(frame.to_ndarray(format="rgb24"))
+                if b is not None:
+                    boxes[k] = (b.x0, b.y0, b.x1, b.y1)
+                    state[k] = STATES.index(b.state)
+                k += 1
+                if progress and k % 16 == 0:
+                    progress(k, n)
+                if cancelled and k % 16 == 0 and cancelled():
+                    raise ScanCancelled(path)
+    except av.FFmpegError as e:
+        raise VideoError(f"{path}: frame {k} cannot be decoded ({e})") from None
+    if k < n:
+        raise VideoError(f"{path}: truncated: {k} of its {n} frames could be decoded")
+    if progress:
+        progress(n, n)
+    vb = VideoBoxes(path, boxes, state, w, h, fps, vfr)
+    if use_cache:
+        _store(vb)
+    return vb
