@@ -45,7 +45,8 @@ def cmd_audit(argv: list[str]) -> int:
                                 description="Find questions whose ground truth or promises do not hold "
                                             "(spec section 4).")
     p.add_argument("release", help="release folder (or its questions file)")
-    p.add_argument("--predictions", "-p", nargs="*", default=[], help="prediction files (for the model checks)")
+    p.add_argument("--predictions", "-p", nargs="*", default=[],
+                   help="prediction files (for the model checks); NAME=PATH names a model")
     p.add_argument("--json", action="store_true",
                    help='print {"findings": [...], "summary": {...}} instead of the table')
     p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECKS.ids()))

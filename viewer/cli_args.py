@@ -94,9 +94,14 @@ def check_release_arg(release: str | Path) -> None:
 
 
 def check_prediction_args(predictions: list[str]) -> None:
-    """UserError when a prediction argument is a release (arguments swapped or mistyped)."""
+    """UserError when a prediction argument is a release (arguments swapped or mistyped). An argument
+    may name its model: `NAME=PATH` (core.predictions.named_path)."""
+    from .core.predictions import named_path
     for p in predictions:
-        if path_role(p) == "release":
+        name, path = named_path(p)
+        if name is not None and not path.exists():
+            raise UserError(f"{p}: no such prediction file {str(path)!r} (NAME=PATH names a model)")
+        if path_role(path) == "release":
             raise UserError(f"{p} is a release, not a prediction file: the release comes first, "
                             "then the prediction files")
 

@@ -30,7 +30,8 @@ def _common(p: argparse.ArgumentParser, uid: bool = True) -> None:
     if uid:
         p.add_argument("--uid", required=True, help="the question to show")
     p.add_argument("--predictions", "-p", nargs="*", default=None,
-                   help="prediction files (default: the release's predictions/ folder)")
+                   help="prediction files, NAME=PATH to name a model (default: the release's predictions/ "
+                        "folder)")
     p.add_argument("--models", help="comma-separated model names to show (default: all)")
     add_benchmark_option(p)
 

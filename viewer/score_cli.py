@@ -33,7 +33,7 @@ def cmd_score(argv: list[str]) -> int:
                                             "no question (the table is printed for the others).")
     p.add_argument("release", help="release folder (or its questions file)")
     p.add_argument("predictions", nargs="*", default=[],
-                   help="prediction files: JSONL, lmms-eval logs, VLMEvalKit TSV/XLSX")
+                   help="prediction files: JSONL, lmms-eval logs, VLMEvalKit TSV/XLSX; NAME=PATH names the model")
     p.add_argument("--predictions", "-p", dest="more", nargs="+", action="extend", default=[], metavar="PRED",
                    help="prediction files, as the other commands take them")
     p.add_argument("--parser", choices=("strict", "lenient"), default="strict",

@@ -18,7 +18,8 @@ def cmd_open(argv: list[str]) -> int:
                                 description="Inspect GST-Bench releases and model predictions.")
     p.add_argument("release", nargs="?", help="release folder; default: the bundled demo")
     p.add_argument("--predictions", "-p", nargs="*", default=None,
-                   help="prediction files (default: the release's predictions/*.jsonl; -p alone: none)")
+                   help="prediction files, NAME=PATH to name a model (default: the release's "
+                        "predictions/*.jsonl; -p alone: none)")
     p.add_argument("--uid", help="select this question")
     p.add_argument("--scene", metavar="DIR", help="open one scene folder (scene.json) on its own: 3D view, maps, "
                                                   "trajectory, no questions")

@@ -84,6 +84,10 @@ class BrowseIndex:
         # The uid carries the target instance id, so searching it finds targets too.
         self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
         self._raw_lower: dict[int, list[str]] = {}     # per ModelResult, built on first search
+        # Each question's error scale (its column's loosest tolerance): errors in degrees, map units and
+        # relative distances rank together as shares of it.
+        scales = [c.kind.error_scale or 1.0 for c in release.benchmark.columns] + [1.0]
+        self.error_scale = np.asarray(scales, float)[self.column]
 
     @property
     def uid_rank(self) -> np.ndarray:
@@ -161,8 +165,15 @@ class BrowseIndex:
         values = self.sort_values(key, results)[rows]
         nan = np.isnan(values)
         v = np.where(nan, 0.0, -values if descending else values)
-        # lexsort: last key is primary; the row index keeps ties stable.
-        order = np.lexsort((rows, v, nan))
+        if isinstance(key, tuple) and key[0] == "score":
+            # Equal scores: the larger error (as a share of its column's tolerance) is the worse answer;
+            # no error at all (unparsed, missing) the worst.
+            err = self.sort_values(("error", key[1]), results)[rows]
+            err = np.where(np.isnan(err), np.inf, err)
+            order = np.lexsort((rows, err if descending else -err, v, nan))
+        else:
+            # lexsort: last key is primary; the row index keeps ties stable.
+            order = np.lexsort((rows, v, nan))
         return rows[order]
 
     def sort_values(self, key: str | tuple[str, int], results: list[ModelResult]) -> np.ndarray:
@@ -181,7 +192,7 @@ class BrowseIndex:
         if name == "score":
             return r.score
         if name == "error":
-            return r.error
+            return r.error / self.error_scale          # comparable across columns (see error_scale)
         if name == "answer":
             return np.where(r.scored, _sort_key(r.answer), np.nan)
         raise ValueError(f"unknown sort key {key!r}")
@@ -267,6 +278,15 @@ def answer_text(r: ModelResult, release: Release, i: int) -> str:
 def status_text(r: ModelResult, i: int) -> str:
     s = r.status[i]
     return STATUS_TEXT.get(s, "task not scored" if s == "unscored" else s)
+
+
+def error_unit(release: Release, columns: frozenset | None) -> str | None:
+    """The unit of the errors in `columns` (None: every column of the release), as "error > X" shows it;
+    None when they are in different units (degrees and map units, say)."""
+    cols = release.benchmark.columns
+    picked = set(np.unique(release.column).tolist()) if columns is None else set(columns)
+    units = {cols[c].kind.error_unit for c in picked if 0 <= c < len(cols)}
+    return units.pop() if len(units) == 1 else None
 
 
 def error_text(r: ModelResult, release: Release, i: int) -> str:

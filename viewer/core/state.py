@@ -109,6 +109,20 @@ class InspectorState:
             self.visible_models = self.visible_models | set(range(first, len(self.session.results)))
         self.models = tuple(self.session.models)
 
+    def rename_model(self, m: int, name: str) -> str | None:
+        """Call model `m` `name` in every table, legend and export; why not, when the name is empty or
+        another model's."""
+        name = " ".join(str(name).split())
+        if self.session is None or not 0 <= m < len(self.session.results):
+            return "no such model"
+        if not name:
+            return "a model needs a name"
+        if name in self.models and self.models.index(name) != m:
+            return f"another model is already called {name!r}"
+        self.session.results[m].model = name
+        self.models = tuple(self.session.models)
+        return None
+
     @property
     def scenes(self) -> SceneLibrary | None:
         """The release's scene metadata, read on first use and kept while the release is open."""

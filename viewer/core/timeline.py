@@ -1,9 +1,11 @@
 """What the video scrubber marks: the frames where the target is seen, its best frame, and the current view.
 
-The release's scene metadata says where the target is seen
-(`VideoTrack.instances[target]`: `appear_frames`, `best_frame_idx`); without it,
-the frames come from ray-cast visibility (`render/target_frames.py`, off the
-GUI thread) when the scene is known. `nearest_frame` finds the video frame
+`target_frames(question, geometry)` is the one answer to "which frames show the
+target", for every question of a scene alike: the release's scene metadata
+(`VideoTrack.instances[target]`: `appear_frames`, `best_frame_idx`), else
+ray-cast visibility (`render/target_frames.py`, passed in as `cast` and run off
+the GUI thread) when the scene is known. Another source (the red box found in
+the video) is one more step there. `nearest_frame` finds the video frame
 whose camera is closest to the question's current view.
 """
 from __future__ import annotations
@@ -22,6 +24,10 @@ class TargetFrames:
     frames: tuple[int, ...]                  # sorted frame indices where the target is seen
     best: int | None                         # the frame that shows it best
     source: str                              # "release" (appear_frames) or "ray cast"
+
+    @property
+    def source_text(self) -> str:
+        return {"release": "the release's appear_frames"}.get(self.source, self.source)
 
 
 def _frame_index(v) -> int | None:
@@ -50,6 +56,30 @@ def release_target_frames(instances: dict, target: str | None, n_frames: int | N
     if best is not None:
         frames.add(best)
     return TargetFrames(tuple(sorted(frames)), best, "release")
+
+
+def target_frames(question, geometry, cast=None) -> TargetFrames | None:
+    """The frames of `question`'s video that show its target, from the first source that knows; None when
+    none does (no target, no linked video, no source).
+
+    `geometry` is the question's `QuestionGeometry`. `cast(scene, video, target) -> TargetFrames | None`
+    ray casts the scene (`render.target_frames.ray_cast_target_frames`); it is slow, so the window first
+    asks without it and runs the call with it as a job (`can_cast` says whether that is worth doing).
+    """
+    target = getattr(question, "target", None)
+    video = geometry.video if geometry is not None else None
+    if not target or video is None:
+        return None
+    found = release_target_frames(video.instances, target, len(video.poses) or None)
+    if found is None and cast is not None and geometry.scene is not None:
+        found = cast(geometry.scene, video, target)
+    return found
+
+
+def can_cast(question, geometry) -> bool:
+    """Whether `target_frames(..., cast=...)` may find frames the release does not list."""
+    return bool(getattr(question, "target", None)) and geometry is not None and geometry.video is not None \
+        and geometry.scene is not None
 
 
 def frames_from_counts(counts: np.ndarray, samples: int, min_fraction: float = SEEN_FRACTION) -> TargetFrames | None:

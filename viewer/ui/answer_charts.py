@@ -17,7 +17,18 @@ from PyQt6.QtGui import QBrush, QColor, QFont
 from ..core.benchmarks import Scale
 from ..core.scoring import ANGLE_TOLERANCES, MRA_THETAS, relative_error
 from . import style
-from .plot_items import NO_PEN, PlotWithLegend, arrowhead, fill_sample, label, line_sample, pen, polygon, polyline
+from .plot_items import (
+    NO_PEN,
+    PlotWithLegend,
+    arrowhead,
+    fill_sample,
+    label,
+    line_sample,
+    model_legend,
+    pen,
+    polygon,
+    polyline,
+)
 
 METRES = Scale("distance", "m")        # GST-Bench's distances: the bars' default
 
@@ -99,12 +110,12 @@ class DirectionDial(_Chart):
             self._arrow(truth, style.TRUTH, 4.5)
             c = QColor(style.TRUTH)
             c.setAlpha(90)
+            bands = "/".join(f"{float(t):g}" for t in ANGLE_TOLERANCES)
             legend = [("truth", "ground truth", line_sample(style.TRUTH, 4)),
-                      ("sectors", "within 15° / 30° / 45° of the truth", fill_sample(c))]
-        # Models are named in the answers table, in these colours.
+                      ("sectors", f"within {bands}°", fill_sample(c))]
         for m, v in preds:
             self._arrow(v, style.model_color(m), 2.8)
-        self.set_legend(legend)
+        self.set_legend(legend + model_legend([m for m, _ in preds], names))
 
     def _arrow(self, deg: float, color: QColor, width: float) -> None:
         v = dial_vector(deg)

@@ -16,11 +16,13 @@ from PyQt6.QtGui import QBrush, QColor, QPixmap
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -85,8 +87,8 @@ class AuditPanel(QWidget):
     findingSelected = pyqtSignal(object)      # the Finding, for the window to render its evidence
     runRequested = pyqtSignal()
     EVIDENCE_HEIGHT = 220         # pixels, at most, of an evidence picture
-    EVIDENCE_MIN = 60
-    KEEP_FOR_FINDINGS = 110       # splitter pixels left to the findings table and details
+    EVIDENCE_MIN = 120            # and at least: smaller, a target's red outline is a few pixels
+    KEEP_FOR_DETAILS = 70         # splitter pixels left to the details above the pictures
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -126,23 +128,33 @@ class AuditPanel(QWidget):
         self.evidence_row = QHBoxLayout(self.evidence)
         self.evidence_row.setContentsMargins(0, 0, 0, 0)
         self.evidence.hide()
+        # Pictures keep their size and scroll sideways when many (a choice finding shows five): squeezed
+        # into the splitter, their captions ran into each other.
+        self.evidence_scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        self.evidence_scroll.setWidget(self.evidence)
+        self.evidence_scroll.hide()
 
         top = QHBoxLayout()
         top.addWidget(self.run_button)
         top.addWidget(self.check_box, 1)
         top.addWidget(self.severity_box)
+        # The findings on the left, as tall as the dock; the selected one's numbers and pictures on the right.
         self.split = split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
         split.addWidget(self.details)
-        split.addWidget(self.evidence)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setStretchFactor(2, 2)
+        split.addWidget(self.evidence_scroll)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+        self.sides = QSplitter(Qt.Orientation.Horizontal)
+        self.sides.addWidget(self.table)
+        self.sides.addWidget(split)
+        self.sides.setStretchFactor(0, 3)
+        self.sides.setStretchFactor(1, 2)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)     # the whole message is its tooltip
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
         layout.addWidget(self.status)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.sides, 1)
 
     # ------------------------------------------------------------ content
     def set_running(self, text: str = "auditing…") -> None:
@@ -181,13 +193,11 @@ class AuditPanel(QWidget):
         items = [(item.caption, item.rgb) if hasattr(item, "rgb") else item for item in images]
         if not items:
             return
-        # Pictures shrink to the room the panel has (a choice finding shows five of them): across, its
-        # width; down, what the splitter can give while leaving the findings table and details readable.
+        # Pictures take the height the splitter can give under the details, between EVIDENCE_MIN and
+        # EVIDENCE_HEIGHT; across, they scroll.
         caption_height = 2 * self.fontMetrics().lineSpacing() + 8
-        spacing = self.evidence_row.spacing() * (len(items) - 1) + 8
-        aspects = sum(rgb.shape[1] / max(rgb.shape[0], 1) for _, rgb in items)
-        room = self.split.height() - self.KEEP_FOR_FINDINGS - caption_height
-        height = int(max(self.EVIDENCE_MIN, min(self.EVIDENCE_HEIGHT, (self.width() - spacing) / aspects, room)))
+        room = self.split.height() - self.KEEP_FOR_DETAILS - caption_height
+        height = int(max(self.EVIDENCE_MIN, min(self.EVIDENCE_HEIGHT, room)))
         for caption, rgb in items:
             box = QVBoxLayout()
             picture = QLabel()
@@ -197,16 +207,17 @@ class AuditPanel(QWidget):
             picture.setFixedSize(pixmap.size())
             text = QLabel(caption)
             text.setWordWrap(True)
-            text.setFixedWidth(max(pixmap.width(), 100))
+            text.setFixedWidth(max(pixmap.width(), self.EVIDENCE_MIN))
+            text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
             box.addWidget(picture)
             box.addWidget(text)
             box.addStretch(1)
             self.evidence_row.addLayout(box)
         self.evidence_row.addStretch(1)
         self.evidence.setVisible(True)
+        self.evidence_scroll.setVisible(True)
         total, wanted = sum(self.split.sizes()), height + caption_height + 8
-        rest = max(total - wanted, 0)
-        self.split.setSizes([rest - rest // 3, rest // 3, wanted])
+        self.split.setSizes([max(total - wanted, self.KEEP_FOR_DETAILS), wanted])
 
     def clear_evidence(self) -> None:
         while self.evidence_row.count():
@@ -218,6 +229,7 @@ class AuditPanel(QWidget):
                     if w is not None:
                         w.deleteLater()
         self.evidence.hide()
+        self.evidence_scroll.hide()
 
     def visible_findings(self) -> list[Finding]:
         return list(self.model.findings)

@@ -34,6 +34,7 @@ from PyQt6.QtWidgets import (
 
 from ..core import browse
 from ..core.browse import BrowseFilter, BrowseIndex
+from ..core.compare import NEEDS_B
 from ..core.session import Session
 from ..core.state import InspectorState
 from . import style
@@ -52,6 +53,7 @@ class QuestionTableModel(QAbstractTableModel):
         self.sort_key: str | tuple[str, int] = "row"
         self.descending = False
         self.first_model: int | None = None     # the browser's selected model: its columns follow the truth
+        self.second_model: int | None = None    # B of an A-versus-B comparison: its columns follow A's
 
     # ---------------------------------------------------------------- data
     def set_session(self, session: Session | None, index: BrowseIndex | None) -> None:
@@ -73,10 +75,12 @@ class QuestionTableModel(QAbstractTableModel):
         return (_PER_MODEL[k][1], self.model_order()[block])
 
     def model_order(self) -> list[int]:
-        """Models in column order: the selected one first, then the others in load order."""
+        """Models in column order: the selected one (A) first, B of a comparison next, then the others in
+        load order."""
         n = len(self.session.results) if self.session is not None else 0
-        first = self.first_model if self.first_model is not None and 0 <= self.first_model < n else None
-        return ([first] if first is not None else []) + [m for m in range(n) if m != first]
+        lead = [m for m in (self.first_model, self.second_model) if m is not None and 0 <= m < n]
+        lead = list(dict.fromkeys(lead))
+        return lead + [m for m in range(n) if m not in lead]
 
     def column_of(self, key: str | tuple[str, int]) -> int:
         return next(c for c in range(self.columnCount()) if self.key_of_column(c) == key)
@@ -85,9 +89,15 @@ class QuestionTableModel(QAbstractTableModel):
         if self.session is None:
             return
         self.layoutAboutToBeChanged.emit()
+        # The current and selected rows move with their questions (else the highlight stays on the
+        # row number while another question is shown there, and clicking it does nothing).
+        kept = self.persistentIndexList()
+        questions = [int(self.rows[i.row()]) if 0 <= i.row() < len(self.rows) else -1 for i in kept]
         self.sort_key = self.key_of_column(column)
         self.descending = order == Qt.SortOrder.DescendingOrder
         self.rows = self._sorted(self.rows)
+        self.changePersistentIndexList(kept, [self.index(self.position_of(q), i.column()) if q >= 0
+                                              else QModelIndex() for q, i in zip(questions, kept)])
         self.layoutChanged.emit()
 
     def _sorted(self, rows: np.ndarray) -> np.ndarray:
@@ -115,9 +125,15 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if isinstance(key, str):
                 return _FIXED[section][0]
-            return f"{_short(self.session.results[key[1]].model)}\n{key[0]}"
+            # The model's name once, whole, over its block (answer, error, score): cut names were
+            # unreadable ("sy-exp error"); its colour says whose the other two are.
+            return f"{self.session.results[key[1]].model if key[0] == 'answer' else ''}\n{key[0]}"
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
-            return f"{self.session.results[key[1]].model}: {key[0]}"
+            note = "\nsorted by the error as a share of the column's loosest tolerance, so that columns " \
+                   "of different units rank together" if key[0] == "error" else \
+                "\nsorted by score, equal scores by the error as a share of the column's tolerance" \
+                if key[0] == "score" else ""
+            return f"{self.session.results[key[1]].model}: {key[0]}{note}"
         if role == Qt.ItemDataRole.ForegroundRole and isinstance(key, tuple):
             return QBrush(style.model_color(key[1]).darker(130))
         return None
@@ -161,10 +177,6 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and (key in ("row", "truth") or isinstance(key, tuple)):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
-
-def _short(name: str, n: int = 14) -> str:
-    return name if len(name) <= n else name[: n - 1] + "…"
 
 
 class BrowserPanel(QWidget):
@@ -277,7 +289,9 @@ class BrowserPanel(QWidget):
     def _session_changed(self, session: Session | None) -> None:
         self.session = session
         self.index = BrowseIndex(session.release) if session else None
-        self.model.first_model = self.state.filter.model
+        f = self.state.filter
+        self.model.first_model = f.model
+        self.model.second_model = f.model_b if f.compare in NEEDS_B else None
         self.model.set_session(session, self.index)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._fill_boxes()
@@ -312,17 +326,27 @@ class BrowserPanel(QWidget):
 
     def _size_columns(self) -> None:
         fm = self.fontMetrics()
+        header = self.table.horizontalHeader()
+        hfm = header.fontMetrics()
         widths = {"row": 3, "uid": 18, "scene": 6, "column": 6, "truth": 8}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
             chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]
-            self.table.setColumnWidth(col, fm.horizontalAdvance("0" * chars) + 10)
+            width = fm.horizontalAdvance("0" * chars) + 10
+            if isinstance(key, tuple):
+                # Room for the header's widest line and the sort arrow: a model's name is never cut.
+                text = str(self.model.headerData(col, Qt.Orientation.Horizontal))
+                width = max(width, max(hfm.horizontalAdvance(t) for t in text.split("\n")) + SORT_ARROW_ROOM)
+            self.table.setColumnWidth(col, width)
 
     # ------------------------------------------------------------- filters
     def _filter_changed(self, f: BrowseFilter) -> None:
-        if self.model.first_model != f.model:
-            self.model.first_model = f.model
+        second = f.model_b if f.compare in NEEDS_B else None
+        if (self.model.first_model, self.model.second_model) != (f.model, second):
+            # A's columns first, B's beside them while A is compared with B.
+            self.model.first_model, self.model.second_model = f.model, second
             self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(self.model.columnCount() - 1, 0))
+            self._size_columns()
             self._show_sort_indicator()
         self.apply_filter()
 
@@ -352,6 +376,13 @@ class BrowserPanel(QWidget):
         """A header click sorted the table: the state's `sort` says so, and the order is published."""
         self.state.sort = sort
         self._publish_order()         # also when the sort is the one the state had
+        self._show_current()
+
+    def _show_current(self) -> None:
+        """The shown question's row, scrolled into view after a sort."""
+        idx = self.table.currentIndex()
+        if idx.isValid():
+            self.table.scrollTo(idx, QAbstractItemView.ScrollHint.EnsureVisible)
 
     def _state_sort_key(self):
         key = self.state.sort[0]
@@ -367,6 +398,7 @@ class BrowserPanel(QWidget):
             self.model.sort(self.model.column_of(self._state_sort_key()), order)
         self._show_sort_indicator()
         self._publish_order()
+        self._show_current()
 
     def _show_sort_indicator(self) -> None:
         """The header's arrow on the sorted column, which moves when the selected model's columns do."""
@@ -410,6 +442,7 @@ class BrowserPanel(QWidget):
 
 
 DEBOUNCE_MS = 150
+SORT_ARROW_ROOM = 22          # pixels a header keeps beside its text for the sort indicator
 
 
 def _single(values: frozenset | None):

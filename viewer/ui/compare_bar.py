@@ -24,6 +24,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from ..core.browse import error_unit
 from ..core.compare import COMPARISONS, NEEDS_B
 from ..core.diagnostics import UserError
 from ..core.review.views import ViewStore, resolve_view, view_document
@@ -94,6 +95,16 @@ class CompareBar(QWidget):
 
     def _enable_b(self, f) -> None:
         self.b_box.setEnabled(f.compare in NEEDS_B)
+        self._show_unit(f)
+
+    def _show_unit(self, f) -> None:
+        """ "error >" in the listed columns' unit; said plainly when they mix units."""
+        s = self.state.session
+        unit = error_unit(s.release, f.columns) if s is not None else ""
+        self.error_min.setSuffix(" (mixed units)" if unit is None else unit)
+        self.error_min.setToolTip("The selected model's error is above this, in the unit of the listed column"
+                                  + ("; the columns listed mix units (degrees, map units, relative "
+                                     "distances): choose one column in the browser" if unit is None else ""))
 
     def _write(self, **changed) -> None:
         """The user's comparison: B is another model than A when the comparison needs one."""

@@ -6,11 +6,12 @@ the menus, and turns files (opened, dropped, scored) into the state's session.
 """
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 
-from PyQt6.QtCore import QByteArray, QSettings, Qt, pyqtSignal
-from PyQt6.QtGui import QAction, QKeySequence
+from PyQt6.QtCore import QByteArray, QSettings, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QAction, QColor, QKeySequence, QPainter
 from PyQt6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -20,6 +21,7 @@ from PyQt6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QTabBar,
     QToolButton,
 )
 
@@ -43,8 +45,26 @@ from .settings_strip import SettingsStrip
 from .timeline import TimelineMarks
 
 MAX_RECENT = 8
+# The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
+# last left it at (remembered per user, "docks/heights"), else this share of the window's height.
+DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.34, "dock_audit": 0.42, "dock_problems": 0.2}
 PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
 RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
+
+
+class ProblemsList(QListWidget):
+    """The input's problems; says "No problems" when there are none, rather than a blank box."""
+
+    EMPTY = "No problems in the input."
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.count() == 0:
+            p = QPainter(self.viewport())
+            p.setPen(QColor(120, 120, 120))
+            p.drawText(self.viewport().rect().adjusted(8, 8, -8, -8),
+                       int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop), self.EMPTY)
+            p.end()
 
 
 class MainWindow(QMainWindow):
@@ -83,7 +103,7 @@ class MainWindow(QMainWindow):
         self.leaderboard = LeaderboardPanel(self.state)
         self.audit_panel = AuditPanel()
         self.flags_panel = FlagsPanel(self.state)
-        self.problems = QListWidget()
+        self.problems = ProblemsList()
         self.problems.setWordWrap(True)
         # The browser takes the full height on the left; Table 1 is wide, so it
         # sits under the sample view, tabbed with the problems list.
@@ -105,6 +125,13 @@ class MainWindow(QMainWindow):
         self.plots.set_shown(not self.plots_dock.visibleRegion().isEmpty())
         self.resizeDocks([self.browser_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
+        self._dock_heights: dict[str, int] = {}
+        self._docks_settled = False
+        self._raised_bottom: QDockWidget | None = None
+        self._bottom_docks = (self.board_dock, self.plots_dock, self.layers_dock, self.problems_dock,
+                              self.audit_dock, self.review_dock, self.settings_dock)
+        for d in self._bottom_docks:
+            d.visibilityChanged.connect(self._bottom_dock_visibility)
 
         self.status_label = QLabel()
         self.progress = QProgressBar(maximumWidth=180, textVisible=False)
@@ -133,7 +160,7 @@ class MainWindow(QMainWindow):
         self.palette_popup = CommandPalette(self)
         self._build_menus()
         for source in (self.sample_view.statusMessage, self.leaderboard.message, self.audit.message,
-                       self.talk.message, self.compare_bar.message):
+                       self.talk.message, self.compare_bar.message, self.layers.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
         self.jobs.pendingChanged.connect(self._pending_changed)
@@ -220,9 +247,7 @@ class MainWindow(QMainWindow):
         QMessageBox.information(self, "Keys", keys_text(self))
 
     def _best_frame(self) -> None:
-        why_not = self.timeline.jump_to_best()
-        if why_not:
-            self.show_status(why_not)
+        self.show_status(self.timeline.jump_to_best()[1])
 
     def _fill_views(self, menu) -> None:
         self.compare_bar.fill_menu()
@@ -419,6 +444,38 @@ class MainWindow(QMainWindow):
                              + ", ".join(p.name for p in ignored))
 
     # -------------------------------------------------------------- layout
+    def _bottom_dock_visibility(self, shown: bool) -> None:
+        """A bottom tab raised takes its own height; the one it covers keeps the height the user left it at.
+        Tabs shown while the window is being laid out (`_docks_settled` not yet set) change nothing."""
+        dock = self.sender()
+        if not shown or not self._docks_settled or dock.isFloating() or dock is self._raised_bottom:
+            return
+        self._remember_dock_height(self._raised_bottom)
+        self._raised_bottom = dock
+        name = dock.objectName()
+        height = self._dock_heights.get(name) or int(DOCK_SHARES.get(name, 0) * self.height())
+        if height:
+            QTimer.singleShot(0, lambda: dock.isFloating() or self.resizeDocks([dock], [height],
+                                                                                Qt.Orientation.Vertical))
+
+    def _remember_dock_height(self, dock: QDockWidget | None) -> None:
+        """Its area's height, tab bar included, as `resizeDocks` sets it."""
+        if dock is None or dock.isFloating() or dock.height() <= 0:
+            return
+        bars = [b for b in self.findChildren(QTabBar) if b.isVisible()
+                and any(b.tabText(k) == dock.windowTitle() for k in range(b.count()))]
+        self._dock_heights[dock.objectName()] = dock.height() + (bars[0].height() if bars else 0)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_settled:
+            QTimer.singleShot(0, self._settle_docks)
+
+    def _settle_docks(self) -> None:
+        self._docks_settled = True
+        self._raised_bottom = next((d for d in self._bottom_docks if not d.isFloating() and d.isVisible()
+                                    and not d.visibleRegion().isEmpty()), None)
+
     def restore_layout(self) -> None:
         geom = self.settings.value("window/geometry")
         if isinstance(geom, QByteArray):
@@ -433,6 +490,11 @@ class MainWindow(QMainWindow):
             if isinstance(sizes, QByteArray):
                 sp.restoreState(sizes)
         self.state.map_source = MapSource.from_key(self.settings.value("map/source"))
+        try:
+            heights = json.loads(str(self.settings.value("docks/heights", "{}")))
+            self._dock_heights = {str(k): int(v) for k, v in heights.items() if int(v) > 0}
+        except (ValueError, TypeError, AttributeError):
+            self._dock_heights = {}               # an old or hand-edited value: the defaults then
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -441,6 +503,8 @@ class MainWindow(QMainWindow):
             self.settings.setValue(f"splitters/{sp.objectName()}", sp.saveState())
         if self.state.map_source is not None:
             self.settings.setValue("map/source", self.state.map_source.key)
+        self._remember_dock_height(self._raised_bottom)
+        self.settings.setValue("docks/heights", json.dumps(self._dock_heights))
         self.settings.sync()
 
     def closeEvent(self, event) -> None:

@@ -25,6 +25,7 @@ from .plot_items import (
     label,
     line_sample,
     marker,
+    model_legend,
     pen,
     polygon,
     polyline,
@@ -127,7 +128,9 @@ class MapView(PlotWithLegend):
         self._rings_drawn = 0
         for item in pr.flatten(ov.drawn(), self._DRAW):
             self._DRAW[type(item)](self, item)
-        self.set_legend(self._legend(ov))
+        # The models drawn, by name, in their colours and shapes.
+        drawn = {item.model for item in ov.drawn() if item.role == pr.MODEL and item.model is not None}
+        self.set_legend(self._legend(ov) + model_legend(drawn, model_names))
         self.set_frame(0)
         self._extent = ov.extent()
         if not self._user_zoomed:

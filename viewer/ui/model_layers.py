@@ -2,10 +2,11 @@
 
 A hidden model (unchecked) leaves the map, the 3D view, the charts, the
 plots and every export: they draw `state.shown_results()` / `visible_models`.
+A name edited here (double-click, F2) renames the model everywhere (`state.rename_model`).
 """
 from __future__ import annotations
 
-from PyQt6.QtCore import QPointF, QRectF, Qt
+from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
 from PyQt6.QtWidgets import QListWidget, QListWidgetItem
 
@@ -44,19 +45,37 @@ def model_icon(index: int, size: int = 16) -> QIcon:
 
 
 class ModelLayersPanel(QListWidget):
+    message = pyqtSignal(str)          # a rename refused: why
+
     def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
         self.state = state
         self.bindings = Bindings(state)
         self.bindings.checked_rows(self, "visible_models")
+        self.setEditTriggers(QListWidget.EditTrigger.DoubleClicked | QListWidget.EditTrigger.EditKeyPressed)
+        self.itemChanged.connect(self._renamed)
         state.events.session.connect(self._fill)
         state.events.models.connect(self._fill)
+
+    def _renamed(self, item: QListWidgetItem) -> None:
+        m = self.row(item)
+        if not 0 <= m < len(self.state.models) or item.text() == self.state.models[m]:
+            return                                   # a check box, not the name
+        # After the editor has closed: the rename refills this list, item included.
+        QTimer.singleShot(0, lambda name=item.text(): self._rename(m, name))
+
+    def _rename(self, m: int, name: str) -> None:
+        why_not = self.state.rename_model(m, name)
+        if why_not:
+            self.message.emit(f"rename: {why_not}")
+            self._fill()
 
     def _fill(self) -> None:
         with self.bindings.refilling(self):
             for m, name in enumerate(self.state.models):
                 item = QListWidgetItem(model_icon(m), name)
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable)
                 item.setToolTip(f"{name}: {style.model_color(m).name()} {style.model_shape(m)}; "
-                                "unchecked: left out of the map, 3D view, charts, plots and exports")
+                                "unchecked: left out of the map, 3D view, charts, plots and exports; "
+                                "double-click to rename")
                 self.addItem(item)

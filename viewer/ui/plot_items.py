@@ -196,3 +196,16 @@ def symbol_sample(symbol: str, color: QColor, size: int = 12):
 
 def fill_sample(color: QColor):
     return lambda: pg.BarGraphItem(x=[0], height=[1], width=1, brush=QColor(color), pen=None)
+
+
+_PG_SYMBOL = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
+
+
+def model_legend(models, names: list[str]) -> list[tuple[str, str, object]]:
+    """Legend entries naming each of `models` (indices) in its colour and shape, for `set_legend`."""
+    from . import style
+    out = []
+    for m in sorted(set(models)):
+        name = names[m] if 0 <= m < len(names) else f"model {m + 1}"
+        out.append((f"model-{m}", name, symbol_sample(_PG_SYMBOL[style.model_shape(m)], style.model_color(m), 11)))
+    return out

@@ -27,6 +27,7 @@ from .bindings import Bindings
 _STATUS_COLORS = {"scored": QColor(120, 170, 120), "flagged": QColor(230, 190, 90),
                   "unparsed": QColor(200, 110, 110), "missing": QColor(170, 170, 170)}
 _HIGHLIGHT = QColor(255, 200, 0)          # the video-camera yellow: "the one shown now", as on the map
+_HIGHLIGHT_TEXT = _HIGHLIGHT.darker(170)  # its label, readable on white
 _FOLLOW = -1                              # the column box's "column of the question shown"
 _SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
 # More points than this are drawn as an even sample (the note says so): beyond it a scatter is a blot,
@@ -74,13 +75,17 @@ class PlotsPanel(QWidget):
         self.brush.setZValue(10)
         self.brush.hide()
         self.hist_plot.addItem(self.brush)
-        self.hist_now = pg.InfiniteLine(angle=90, pen=pg.mkPen(_HIGHLIGHT, width=3))
+        # The question shown is marked, and said so, in every plot.
+        self.hist_now = pg.InfiniteLine(angle=90, pen=pg.mkPen(_HIGHLIGHT, width=3), label="shown",
+                                        labelOpts={"position": 0.92, "color": _HIGHLIGHT_TEXT,
+                                                   "anchors": [(0, 0), (0, 0)]})
         self.hist_plot.addItem(self.hist_now)
         self.scatter_guide = pg.PlotDataItem(pen=pg.mkPen(style.TRUTH, width=1, style=Qt.PenStyle.DashLine))
         self.scatter_lines = pg.PlotDataItem(connect="pairs")
         self.scatter_item = pg.ScatterPlotItem(size=6, pen=pg.mkPen(0, 0, 0, 120))
         self.scatter_now = pg.ScatterPlotItem(size=16, pen=pg.mkPen(_HIGHLIGHT, width=3), brush=None)
-        for it in (self.scatter_guide, self.scatter_lines, self.scatter_item, self.scatter_now):
+        self.scatter_now_label = pg.TextItem("shown", color=_HIGHLIGHT_TEXT, anchor=(-0.15, 1.0))
+        for it in (self.scatter_guide, self.scatter_lines, self.scatter_item, self.scatter_now, self.scatter_now_label):
             self.scatter_plot.addItem(it)
         self.status_items: list[pg.BarGraphItem] = []
         self.status_now = pg.ScatterPlotItem(size=14, symbol="t", pen=pg.mkPen(0, 0, 0), brush=_HIGHLIGHT)
@@ -214,6 +219,7 @@ class PlotsPanel(QWidget):
         self.hist_others = []
         for it in (self.scatter_item, self.scatter_now, self.status_now):
             it.setData([], [])
+        self.scatter_now_label.hide()
         self.scatter_lines.setData([], [])
         self.scatter_guide.setData([], [])
         for it in self.status_items:
@@ -263,7 +269,9 @@ class PlotsPanel(QWidget):
         for axis in ("bottom", "left"):
             p.getAxis(axis).setLogMode(loglog)
         p.getViewBox().invertY(sc.mode == "vectors")
-        p.getViewBox().setAspectLocked(sc.mode == "vectors")
+        # Not aspect-locked: map points are normalised 0..999 on both axes, not metric, and a locked
+        # view widened the x axis to the plot's shape (-500..1500 for data in 0..999).
+        p.getViewBox().setAspectLocked(False)
         drawn = _even_sample(len(sc.rows), MAX_SCATTER_POINTS)
         self._scatter_drawn = drawn
         if sc.mode == "vectors":
@@ -308,7 +316,8 @@ class PlotsPanel(QWidget):
             left = left + counts[:, g]
         self.status_plot.getAxis("left").setTicks([[(k, s.results[m].model[:16]) for k, m in enumerate(shown)]])
         self.status_plot.setTitle(" ".join(
-            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS))
+            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS)
+            + f" <span style='color:{_HIGHLIGHT.name()}'>▼</span>shown")
         self._status_models = shown
         self._status_counts = counts
         self.status_plot.setXRange(0, max(float(left.max()) if len(left) else 1.0, 1.0), padding=0.02)
@@ -321,6 +330,7 @@ class PlotsPanel(QWidget):
         for it in (self.scatter_now, self.status_now):
             it.setData([], [])
         self.hist_now.hide()
+        self.scatter_now_label.hide()
         if qi is None or s is None or self.histogram is None:
             return
         h = self.histogram
@@ -335,6 +345,9 @@ class PlotsPanel(QWidget):
                 k = hit[0]
                 x, y = _view_xy(sc, np.array([k]))
                 self.scatter_now.setData(x, y)
+                if len(x) and np.isfinite(x[0]) and np.isfinite(y[0]):
+                    self.scatter_now_label.setPos(float(x[0]), float(y[0]))
+                    self.scatter_now_label.show()
         if int(s.release.column[qi]) == self.column:
             xs, ys = [], []
             for row, m in enumerate(self._status_models):

@@ -141,6 +141,9 @@ class AnswersTable(QTableWidget):
         self.show_question(self.state.session, self.state.question)
         self._show_visible(self.state.visible_models)
         self.blockSignals(False)
+        # The names whole: sized once their rows and check boxes are in (the header sized them without
+        # the check box, and cut "random-guesser" to "random-gu…").
+        self.resizeColumnToContents(0)
 
     def _show_visible(self, models: frozenset[int]) -> None:
         self.blockSignals(True)

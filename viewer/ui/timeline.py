@@ -1,11 +1,10 @@
 """The video scrubber's marks: where the question's target is seen, its best frame, and the current view.
 
 `TimelineSlider` is the player's slider, painting the marks under its groove.
-`TimelineMarks` binds them to the state: from the release's `appear_frames` /
-`best_frame_idx` (`core.timeline`), else from ray-cast visibility when the
-scene is known (`render/target_frames.py`, run as a job so the GUI never
-waits); the current view's nearest video frame is marked too. B jumps to the
-best frame.
+`TimelineMarks` binds them to the state through `core.timeline.target_frames`
+(the release's `appear_frames` / `best_frame_idx`, else ray-cast visibility
+when the scene is known, run as a job so the GUI never waits); the current
+view's nearest video frame is marked too. B jumps to the best frame.
 """
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from PyQt6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PyQt6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
 
 from ..core.state import InspectorState
-from ..core.timeline import TargetFrames, nearest_frame, release_target_frames
+from ..core.timeline import TargetFrames, can_cast, nearest_frame, target_frames
 from . import style
 
 SEEN = QColor(style.TARGET)
@@ -72,14 +71,21 @@ class TimelineSlider(QSlider):
 
 
 class TimelineMarks:
-    """Keeps the player's slider marks right for the state's question."""
+    """Keeps the player's slider marks right for the state's question.
+
+    It follows `geometry` alone: the state clears it whenever the question or
+    the release changes, before any widget hears of them, and the geometry
+    loader sets the new question's. Listening to `question` too would make the
+    marks depend on which listener runs first: a scene read before links the
+    new question while `question` is still being announced, so a clear on
+    `question` could come after the marks (issue 28: only a scene's first
+    question had its marks and B).
+    """
 
     def __init__(self, state: InspectorState, jobs, slider: TimelineSlider):
         self.state, self.jobs, self.slider = state, jobs, slider
         self.target: TargetFrames | None = None
         self.view_frame: int | None = None
-        state.events.question.connect(self._clear)
-        state.events.session.connect(self._clear)
         state.events.geometry.connect(self._geometry)
 
     def _clear(self) -> None:
@@ -92,16 +98,17 @@ class TimelineMarks:
         if g is None or q is None or g.video is None:
             return
         self.view_frame = nearest_frame(g.video.poses, g.viewpoint.pose if g.viewpoint is not None else None)
-        n = len(g.video.poses) or None
-        self.target = release_target_frames(g.video.instances, q.target, n)
+        self.target = target_frames(q, g)
         self._show()
-        if self.target is None and q.target and g.scene is not None:
+        if self.target is None and can_cast(q, g):
             from ..render.target_frames import ray_cast_target_frames
-            self.jobs.submit(ray_cast_target_frames, g.scene, g.video, q.target, lane="timeline", scope="question",
-                             label="finding the target in the video", done=self._ray_cast,
-                             failed=lambda _msg: None)
+            self.jobs.submit(target_frames, q, g, ray_cast_target_frames, lane="timeline", scope="question",
+                             label="finding the target in the video",
+                             done=lambda frames, g=g: self._ray_cast(g, frames), failed=lambda _msg: None)
 
-    def _ray_cast(self, frames: TargetFrames | None) -> None:
+    def _ray_cast(self, g, frames: TargetFrames | None) -> None:
+        if self.state.geometry is not g:
+            return                       # another question's, or the same one shown again since
         self.target = frames
         self._show()
 
@@ -109,9 +116,11 @@ class TimelineMarks:
         t = self.target
         self.slider.set_marks(t.frames if t else (), t.best if t else None, self.view_frame)
 
-    def jump_to_best(self) -> str | None:
-        """Show the target's best frame; why not, when there is none."""
-        if self.target is None or self.target.best is None:
-            return "no frame of this video is known to show the target"
-        self.state.frame = self.target.best
-        return None
+    def jump_to_best(self) -> tuple[bool, str]:
+        """Show the target's best frame: (done, what the status bar says either way)."""
+        t = self.target
+        if t is None or t.best is None:
+            return False, "no frame of this video is known to show the target"
+        self.state.frame = t.best
+        return True, f"frame {t.best + 1}: the target seen best, by {t.source_text} " \
+                     f"({len(t.frames)} frame{'s' if len(t.frames) != 1 else ''} show it)"

@@ -86,17 +86,22 @@ class VideoPlayer(QWidget):
         self.label = QLabel("–")
         self.label.setMinimumWidth(130)
 
+        # The scrubber on its own row, as wide as the video (a few hundred frames need the pixels);
+        # the buttons, the frame count and the speed under it.
+        scrub = QHBoxLayout()
+        scrub.setContentsMargins(4, 0, 4, 0)
+        scrub.addWidget(self.slider, 1)
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
         for w in (self.back_button, self.play_button, self.next_button):
             controls.addWidget(w)
-        controls.addWidget(self.slider, 1)
-        controls.addWidget(self.label)
+        controls.addWidget(self.label, 1)
         controls.addWidget(self.speed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.pane, 1)
+        lay.addLayout(scrub)
         lay.addLayout(controls)
 
         self.timer = QTimer(self)

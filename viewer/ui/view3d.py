@@ -165,10 +165,12 @@ class View3DPanel(QWidget):
         for w in (self.reset_button, self.top_button):
             bar.addWidget(w)
         bar.addWidget(self.info, 1)
-        # The legend: what each colour is (the roles drawn, then each shown model in its palette colour).
+        # The legend: what each colour is (the roles drawn, then each shown model in its palette colour), on
+        # its own line under the buttons and wrapped, so that no model's name is cut off.
         self.legend = QLabel(objectName="legend3d")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        bar.addWidget(self.legend)
+        self.legend.setWordWrap(True)
+        self.legend.setContentsMargins(6, 0, 6, 2)
         self.message = QLabel("No scene.")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -178,6 +180,7 @@ class View3DPanel(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(bar)
+        lay.addWidget(self.legend)
         lay.addWidget(self.stack, 1)
         self._still_timer = QTimer(self, singleShot=True, interval=FULL_AFTER_MS)
         self._still_timer.timeout.connect(lambda: self._use_lod(False))
@@ -359,4 +362,4 @@ def legend_html(ov: Overlay | None, names: list[str]) -> str:
         name = names[m] if m < len(names) else f"model {m + 1}"
         parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span> "
                      f"{html.escape(name)}")
-    return "&nbsp;&nbsp;".join(parts)
+    return " &nbsp; ".join(parts)

@@ -16,6 +16,8 @@ class AngleKind(NumberKind):
     heading_convention = "0° = up on the map, counter-clockwise positive, in [−180°, 180°]"
     chart = "dial"
     bands = tuple(float(t) for t in ANGLE_TOLERANCES)
+    error_scale = float(max(ANGLE_TOLERANCES))
+    error_unit = "°"
     domain = (-180.0, 180.0)
     rescues = (rescue_decimal_comma, rescue_sign_from_words)
 

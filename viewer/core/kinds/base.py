@@ -33,6 +33,10 @@ class AnswerKind:
     convention: str = ""         # how the benchmark writes it, for people
     chart: str | None = None     # the chart beside the map ("dial", "bars", "option-texts") or None
     bands: tuple[float, ...] = ()
+    # The error at which an answer stops scoring (its loosest tolerance): the browser ranks errors of
+    # columns in different units together as shares of it. None: errors are shares already (0 or 1).
+    error_scale: float | None = None
+    error_unit: str = ""         # the unit of the error as stored, which "error > X" shows
     # Where every coordinate of an answer lies (inclusive); None: anywhere. A truth outside it is
     # invalid; a prediction outside it is scored as read and flagged `out_of_range`.
     domain: tuple[float, float] | None = None

@@ -17,6 +17,8 @@ class DistanceKind(NumberKind):
     convention = "metres from you to the object"
     chart = "bars"
     bands = tuple(float(t) for t in MRA_THETAS)
+    error_scale = float(1.0 - min(MRA_THETAS))          # relative error beyond which no threshold accepts
+    error_unit = " (relative: 0.1 = 10 %)"
     domain = (0.0, math.inf)
     rescues = (rescue_decimal_comma, rescue_unit_to_metres)
 

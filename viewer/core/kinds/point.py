@@ -15,6 +15,8 @@ class PointKind(AnswerKind):
     truth_symbol = "truth-star"
     convention = "(x, y) on the top-down map, both in 0..999, y down"
     bands = tuple(float(t) for t in POINT_THRESHOLDS)
+    error_scale = float(max(POINT_THRESHOLDS))
+    error_unit = " units"
     domain = (0.0, 999.0)
     truths_in_bulk = True
 

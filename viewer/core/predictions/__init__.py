@@ -19,9 +19,10 @@ from .formats import (
     PredictionSet,
     format_of,
     load_predictions,
+    named_path,
     register_format,
     unregister_format,
 )
 
 __all__ = ["FORMATS", "PREDICTION_KEYS", "UID_KEYS", "Head", "PredictionFormat", "PredictionSet", "format_of",
-           "load_predictions", "register_format", "unregister_format"]
+           "load_predictions", "named_path", "register_format", "unregister_format"]

@@ -115,19 +115,36 @@ def format_of(path: Path, head: Head) -> PredictionFormat | None:
     return next((f for f in sorted(FORMATS, key=lambda f: -f.priority) if f.identify(path, head)), None)
 
 
+def named_path(arg: str | Path) -> tuple[str | None, Path]:
+    """A prediction argument: `NAME=PATH` names the file's model NAME (rather than the name the file
+    gives, often its file name); a plain PATH, or a file whose own name has '=' in it, names none."""
+    text = str(arg)
+    path = Path(text).expanduser()
+    if "=" in text and not path.exists():
+        name, _, rest = text.partition("=")
+        if name.strip() and rest:
+            return name.strip(), Path(rest).expanduser()
+    return None, path
+
+
 def load_predictions(path: str | Path) -> list[PredictionSet]:
-    """One PredictionSet per model found in the file (usually one).
+    """One PredictionSet per model found in the file (usually one); `NAME=PATH` names it (`named_path`;
+    a file of several models gives NAME/model).
 
     Raises UserError when the file cannot be read at all; record-level
     problems are in each set's diagnostics.
     """
-    path = Path(path).expanduser()
+    name, path = named_path(path)
     if not path.exists():
         raise UserError(f"{path}: no such prediction file")
     regular_file_size(path)                          # a folder or a named pipe: said, never opened
     from .. import benchmarks  # noqa: F401  (the built-in benchmarks register their own formats)
     with no_gc():
-        return _load(path)
+        sets = _load(path)
+    if name is not None:
+        for s in sets:
+            s.model = name if len(sets) == 1 else f"{name}/{s.model}"
+    return sets
 
 
 def _load(path: Path) -> list[PredictionSet]:
