@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 
@@ -32,14 +31,6 @@ PROBLEMS_SHOWN = 30
 POLICY_ONLY = "policy"          # the row name when no prediction file is given
 
 
-def split_named(arg: str) -> tuple[str | None, str]:
-    """`NAME=VALUE` as (NAME, VALUE), or (None, arg): an existing file or a policy with '=' is left whole."""
-    name, eq, value = arg.partition("=")
-    if not eq or not name or os.path.exists(arg) or "/" in name or os.sep in name:
-        return None, arg
-    return name, value
-
-
 def add_frames_options(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--frames", action="append", default=[], metavar="[NAME=]POLICY", required=required,
                    help="the frames a model is given: uniform:N[,vlmevalkit], fps:F[,max:N], all or list:FILE, "
@@ -49,10 +40,12 @@ def add_frames_options(p: argparse.ArgumentParser, required: bool) -> None:
 
 def model_policies(frames_args: list[str]) -> tuple[object, dict[str, object]]:
     """(the default policy or None, {model name: policy}) from the --frames arguments; UserError if bad."""
+    from .core.predictions import named_path
     from .core.sampling import PolicyError, parse_policy
     default, named = None, {}
     for a in frames_args:
-        name, text = split_named(a)
+        name, text = named_path(a)           # NAME=POLICY, as NAME=PATH names a prediction file's model
+        text = a.partition("=")[2] if name is not None else a
         try:
             policy = parse_policy(text)
         except PolicyError as e:
@@ -74,10 +67,11 @@ class Analysis:
 def analyse(release, frames_args: list[str], sources: dict[str, str], executor=None,
             progress=None) -> Analysis:
     """Every question for every model (`sources`: model name -> its prediction file, "" for none)."""
-    from .core.frames import ModelFrames, question_frames, record_frames, target_frames
+    from .core.frames import ModelFrames, question_frames, record_frames, target_seen
     from .core.sampling import PolicyError, read_frame_lists
+    from .core.scene.model import link_question
     from .core.scene.sources import SceneLibrary
-    from .render.frames_scan import facts_of, metadata_frames, release_video_facts
+    from .render.frames_scan import facts_of, release_video_facts
 
     default, named = model_policies(frames_args)
     unknown = sorted(set(named) - set(sources))
@@ -94,7 +88,7 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
     per_q = []
     for q in release.questions:
         vf = facts_of(q, facts)
-        target = target_frames(q, vf, metadata_frames(q, scenes))
+        target = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
         per_q.append((q, keys[q.column_index] if q.column is not None else None, vf, target))
     missing = sorted({vf.problem for _, _, vf, _ in per_q if vf is not None and vf.problem} - set(out.problems))
     out.problems += missing
@@ -144,15 +138,14 @@ def cmd_frames(argv: list[str]) -> int:
     add_benchmark_option(p)
     args = p.parse_args(argv)
     check_release_arg(args.release)
-    named = [split_named(a) for a in args.predictions]
-    check_prediction_args([path for _, path in named])
+    check_prediction_args(args.predictions)
     if not args.frames and not args.predictions:
         p.error("give --frames POLICY (and prediction files, or none to see the policy alone)")
 
     from .core.release import load_release
     from .textprogress import ProgressBar
     release = load_release(args.release, args.benchmark)
-    sources = _model_sources(named, release) if named else {POLICY_ONLY: ""}
+    sources = _model_sources(args.predictions) if args.predictions else {POLICY_ONLY: ""}
     executor = batch_executor(args)
     try:
         from .render.frames_scan import videos_of
@@ -172,19 +165,19 @@ def cmd_frames(argv: list[str]) -> int:
     return EXIT_FAILED if unreadable else EXIT_OK
 
 
-def _model_sources(named: list[tuple[str | None, str]], release) -> dict[str, str]:
+def _model_sources(predictions: list[str]) -> dict[str, str]:
     """Model name -> prediction file: NAME= when given, else the name the file's records give."""
-    from .core.predictions import load_predictions
+    from .core.predictions import load_predictions, named_path
     out: dict[str, str] = {}
-    for name, path in named:
-        if name is None:
-            try:
-                sets = load_predictions(path)
-            except UserError as e:
-                print(f"gst-viewer: {e}", file=sys.stderr)
-                continue
-            name = sets[0].model if sets else os.path.splitext(os.path.basename(path))[0]
-        out[name] = path
+    for arg in predictions:
+        try:
+            sets = load_predictions(arg)
+        except UserError as e:
+            print(f"gst-viewer: {e}", file=sys.stderr)
+            continue
+        path = str(named_path(arg)[1])
+        for s in sets:
+            out[s.model] = path
     if not out:
         raise UserError("no prediction file could be read")
     return out

@@ -60,9 +60,6 @@ def cmd_score(argv: list[str]) -> int:
         p.error("give at least one prediction file")
     if args.by and not args.frames:
         p.error("--by target-sampled needs --frames POLICY (the model's sampling, e.g. uniform:8)")
-    from .frames_cli import split_named
-    names = dict(reversed(split_named(a)) for a in predictions)      # path -> NAME= given, or None
-    predictions = list(names)
     check_release_arg(args.release)
     check_prediction_args(predictions)
 
@@ -72,9 +69,6 @@ def cmd_score(argv: list[str]) -> int:
     with ProgressBar("scoring", len(predictions), min_total=4) as bar:
         session = open_session(args.release, predictions, progress=bar, profile=args.parser,
                                benchmark=args.benchmark, scoring_variant=args.scoring_variant)
-    for r in session.results:                   # -p NAME=PRED: the model's name as given
-        if names.get(r.source):
-            r.model = names[r.source]
     failed = _failed_inputs(session)
     if not session.results:
         print_problems(session.diagnostics, DIAGNOSTICS_SHOWN)

@@ -4,14 +4,11 @@ Per question and model: the video's frame count, the indices the model's policy 
 (core/sampling.py), the frames where the target is seen and how they were found, k = how many sampled
 frames show it (0: the model never saw it), and the target's box at the model's input resolution.
 
-Which frames show the target (`target_frames`), in order of trust:
-- a visual question's video has the target drawn as a red box: the frames where it is found
-  (render/redbox.py, passed in as `VideoFacts.box_frames`): "red box";
-- the release's scene metadata (`appear_frames` / `best_frame_idx` of the video track): "metadata";
-- ray-cast visibility when the scene's geometry is known (passed in): "ray cast";
-- otherwise unknown, never guessed.
-Where the red box and the metadata both exist, their agreement (share of frames where they say the same)
-is reported.
+Which frames show the target is core.timeline.target_frames, the window's lookup too: the release's
+scene metadata (`appear_frames`): "metadata"; else, for a visual question, the red box drawn in its video
+(render/redbox.py, found beforehand: `VideoFacts.box_frames`): "red box"; otherwise unknown, never
+guessed (the window also ray casts a known scene). Where the red box and the metadata both exist, their
+agreement (share of frames where they say the same) is reported.
 
 Pure: the video facts (frame count, rate, red boxes) are measured by render/ and passed in.
 """
@@ -65,25 +62,30 @@ def has_target(question) -> bool:
     return bool(c is not None and c.has_target)
 
 
-def target_frames(question, facts: VideoFacts | None, metadata: tuple[int, ...] | None = None,
-                  ray_cast: tuple[int, ...] | None = None) -> TargetSeen:
-    """The frames of the question's video that show its target, and how that is known (module doc)."""
+def target_seen(question, geometry, facts: VideoFacts | None) -> TargetSeen:
+    """The frames of the question's video that show its target and how that is known: the one lookup,
+    core.timeline.target_frames (metadata, then the red box already found in `facts`); and, where both the
+    metadata and the red box know, the share of frames on which they agree."""
+    from .timeline import TargetFrames, release_target_frames, target_frames
     if not has_target(question):
         return TargetSeen((), NO_TARGET)
+    boxed = facts.box_frames if (facts is not None and is_visual(question) and not facts.problem) else None
+    red_box = (lambda _path: TargetFrames(tuple(boxed), None, RED_BOX) if boxed else None) if boxed is not None \
+        else None
+    found = target_frames(question, geometry, red_box=red_box)
+    if found is None:
+        return TargetSeen((), UNKNOWN)
+    source = METADATA if found.source == "release" else found.source
     agreement = None
-    boxed = facts.box_frames if (facts is not None and is_visual(question)) else None
-    if boxed is not None and metadata is not None and facts.n_frames:
-        a, b = np.zeros(facts.n_frames, bool), np.zeros(facts.n_frames, bool)
-        a[[k for k in boxed if k < facts.n_frames]] = True
-        b[[k for k in metadata if k < facts.n_frames]] = True
-        agreement = float((a == b).mean())
-    if boxed is not None:
-        return TargetSeen(tuple(boxed), RED_BOX, agreement)
-    if metadata is not None:
-        return TargetSeen(tuple(metadata), METADATA)
-    if ray_cast is not None:
-        return TargetSeen(tuple(ray_cast), RAY_CAST)
-    return TargetSeen((), UNKNOWN)
+    video = geometry.video if geometry is not None else None
+    if boxed is not None and video is not None and facts.n_frames:
+        listed = release_target_frames(video.instances, question.target, len(video.poses) or None)
+        if listed is not None:
+            a, b = np.zeros(facts.n_frames, bool), np.zeros(facts.n_frames, bool)
+            a[[k for k in boxed if k < facts.n_frames]] = True
+            b[[k for k in listed.frames if k < facts.n_frames]] = True
+            agreement = float((a == b).mean())
+    return TargetSeen(found.frames, source, agreement)
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.frames import VideoFacts, is_visual
-from ..core.timeline import release_target_frames
 
 
 def video_facts(path: str, want_boxes: bool) -> VideoFacts:
@@ -66,15 +65,3 @@ def facts_of(question, facts: dict[str, VideoFacts]) -> VideoFacts | None:
     if not v.path or not v.exists:
         return VideoFacts(v.declared, problem=f"{v.declared}: {v.problem or 'file not found'}")
     return facts.get(v.path)
-
-
-def metadata_frames(question, scenes) -> tuple[int, ...] | None:
-    """The scene metadata's frames of the question's target in its video track (`appear_frames`)."""
-    if not question.target or not question.video_id or scenes is None:
-        return None
-    scene = scenes.get(question.scene)
-    track = scene.videos.get(question.video_id) if scene is not None else None
-    if track is None:
-        return None
-    tf = release_target_frames(track.instances, question.target, len(track.poses) or None)
-    return tf.frames if tf is not None else None

@@ -336,3 +336,16 @@ def scan_video(path: str, progress: Callable[[int, int], None] | None = None,
     if use_cache:
         _store(vb)
     return vb
+
+
+def red_box_target_frames(path: str):
+    """core.timeline.target_frames' red-box source: the frames of the video with the box, the largest box's
+    frame as the best; None when no frame has one. VideoError when the video cannot be read."""
+    from ..core.timeline import TargetFrames
+    vb = scan_video(path)
+    frames = vb.frames()
+    if not frames:
+        return None
+    b = vb.boxes
+    area = np.where(vb.state > 0, (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1), 0)
+    return TargetFrames(frames, int(np.argmax(area)), "red box")
