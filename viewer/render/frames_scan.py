@@ -7,6 +7,9 @@ message per file; the rest proceeds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
 
 from ..core.frames import VideoFacts, is_visual
 
@@ -65,3 +68,59 @@ def facts_of(question, facts: dict[str, VideoFacts]) -> VideoFacts | None:
     if not v.path or not v.exists:
         return VideoFacts(v.declared, problem=f"{v.declared}: {v.problem or 'file not found'}")
     return facts.get(v.path)
+
+
+@dataclass
+class ModelSheet:
+    """The frames a policy gives a model from one video, at the model's input size, with the red box."""
+    path: str
+    policy: str
+    n_frames: int
+    sampled: tuple[int, ...]
+    shown: tuple[int, ...]             # the sampled frames drawn (all, or every n-th of very many)
+    images: list                       # (h, w, 3) uint8 RGB per shown frame, at `size`
+    boxes: list                        # per sampled frame: (x0, y0, x1, y1) at `size`, or None
+    size: tuple[int, int]              # the model's input (width, height)
+    target: tuple[int, ...] | None     # frames showing the target (red box), None when not looked for
+    note: str | None = None
+
+    @property
+    def k(self) -> int | None:
+        return None if self.target is None else len(set(self.sampled) & set(self.target))
+
+
+def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_frames: int = 64) -> ModelSheet:
+    """Decode the sampled frames of `path` under the policy (at most `max_frames` shown), resized to the
+    model's resolution; with `find_box`, the red box of every frame (cached scan) scaled to it.
+    PolicyError or VideoError say what is wrong."""
+    from PIL import Image
+
+    from ..core.sampling import parse_policy, sample
+    from .redbox import scan_video
+    from .video import VideoReader
+    policy = parse_policy(policy_text)
+    vb = scan_video(path, progress) if find_box else None
+    reader = VideoReader(path, cache_frames=2)
+    try:
+        s = sample(policy, reader.n_frames, reader.fps)
+        w, h = reader.width, reader.height
+        size = policy.resolution.size_for(w, h) if policy.resolution else (w, h)
+        sx, sy = size[0] / w, size[1] / h
+        shown = s.indices if len(s.indices) <= max_frames else s.indices[:: -(-len(s.indices) // max_frames)]
+        images, boxes = [], []
+        for i, k in enumerate(shown):
+            img = reader.frame(k)
+            if size != (w, h):
+                img = np.asarray(Image.fromarray(img).resize(size, Image.Resampling.BICUBIC))
+            images.append(img)
+            b = vb.box(k) if vb is not None else None
+            boxes.append(None if b is None else (b.x0 * sx, b.y0 * sy, b.x1 * sx, b.y1 * sy))
+            if progress:
+                progress(i + 1, len(shown))
+    finally:
+        reader.close()
+    note = s.note
+    if len(shown) < len(s.indices):
+        note = "; ".join(filter(None, [note, f"{len(shown)} of the {len(s.indices)} sampled frames shown"]))
+    return ModelSheet(path, policy.text, reader.n_frames, tuple(s.indices), tuple(shown), images, boxes, size,
+                      vb.frames() if vb is not None else None, note)

@@ -338,11 +338,11 @@ def scan_video(path: str, progress: Callable[[int, int], None] | None = None,
     return vb
 
 
-def red_box_target_frames(path: str):
+def red_box_target_frames(path: str, progress: Callable[[int, int], None] | None = None):
     """core.timeline.target_frames' red-box source: the frames of the video with the box, the largest box's
     frame as the best; None when no frame has one. VideoError when the video cannot be read."""
     from ..core.timeline import TargetFrames
-    vb = scan_video(path)
+    vb = scan_video(path, progress)
     frames = vb.frames()
     if not frames:
         return None
