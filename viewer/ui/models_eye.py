@@ -38,6 +38,12 @@ class _Sheet(QWidget):
         self.setMinimumWidth(self._width())
         self.update()
 
+    def thumb_x(self, k: int) -> int | None:
+        """The left edge of frame k's thumbnail, when it is shown."""
+        if self.sheet is None or k not in self.sheet.shown:
+            return None
+        return 4 + self.sheet.shown.index(k) * (self._thumb_width() + 6)
+
     def _thumb_width(self) -> int:
         if self.sheet is None:
             return 0
@@ -92,7 +98,7 @@ class ModelsEyePanel(QWidget):
         top.addWidget(self.policy)
         top.addWidget(self.status, 1)
         self.sheet = _Sheet()
-        scroll = QScrollArea()
+        self.scroll = scroll = QScrollArea()
         scroll.setWidget(self.sheet)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
@@ -111,6 +117,10 @@ class ModelsEyePanel(QWidget):
             self.status.setText(why)
             return
         w, h = sheet.size
+        first = next((k for k in sheet.shown if k in set(sheet.target or ())), None)
+        x = self.sheet.thumb_x(first) if first is not None else None
+        if x is not None:                    # the first sampled frame that shows the target, in view
+            self.scroll.ensureVisible(x, 0, self.sheet._thumb_width() + 40, 0)
         k = sheet.k
         seen = "" if k is None else (f"; target in {k} of the {len(sheet.sampled)} sampled frames"
                                      + (" (the model never saw it)" if k == 0 else ""))
