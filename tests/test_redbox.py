@@ -136,7 +136,7 @@ def test_scans_are_cached_by_size_and_mtime(tmp_path, monkeypatch):
     first = scan_video(str(video))
     assert list((tmp_path / "cache" / "redbox").glob("*.npz"))
 
-    def boom(rgb):
+    def boom(*args):
         raise AssertionError("decoded again although the file did not change")
     monkeypatch.setattr(redbox, "find_red_box", boom)
     again = scan_video(str(video))
@@ -168,3 +168,28 @@ def test_variable_frame_rate():
     assert not variable_rate(np.arange(100) / 30.0)
     t = np.cumsum(np.r_[0, np.full(50, 1 / 30), np.full(50, 1 / 15)])
     assert variable_rate(t)
+
+
+def test_a_written_video_scanned_through_the_chroma_hint(tmp_path):
+    """H.264 (yuv420p): frames without red skip the RGB conversion; boxed ones are found, blurred too."""
+    from viewer.render.clip_writer import open_av_writer
+    path = tmp_path / "boxed.mp4"
+    writer = open_av_writer(path, 10, (400, 320), options={"crf": "30"})
+    drawn = {2: (120, 80, 220, 200), 3: (121, 82, 222, 201), 6: (300, 200, 399, 319), 7: (50, 40, 90, 120)}
+    try:
+        for k in range(10):
+            img = scene(seed=k)
+            if k in drawn:
+                img = draw_box(img, *drawn[k])
+                if k == 7:
+                    img = motion_blur(img, 4)
+            if k == 9:
+                img[100:200, 100:200] = (200, 30, 35)       # red mass only
+            writer.write(img)
+    finally:
+        writer.close()
+    vb = scan_video(str(path), use_cache=False)
+    assert vb.frames() == tuple(sorted(drawn))
+    for k, box in drawn.items():
+        assert near(vb.box(k), *box, tol=4), (k, vb.box(k))
+    assert vb.box(6).state == CUT and vb.box(2).state == WHOLE

@@ -106,14 +106,17 @@ def _edges(strokes: np.ndarray) -> list[tuple[float, int, int]]:
     return [(e[0] / e[1], e[2], e[3]) for e in edges]
 
 
-def find_red_box(rgb: np.ndarray) -> RedBox | None:
-    """The drawn red box in one RGB frame, or None when it has none."""
-    mask = red_mask(rgb)
+def find_red_box(rgb: np.ndarray, region: tuple[int, int, int, int] | None = None) -> RedBox | None:
+    """The drawn red box in one RGB frame, or None when it has none. `region` (y0, y1, x0, x1) limits the
+    search to where red can be (scan_video's chroma hint); the box is in frame pixels either way."""
+    ry, rx = (region[0], region[2]) if region is not None else (0, 0)
+    mask = red_mask(rgb[region[0]:region[1], region[2]:region[3]] if region is not None else rgb)
     if mask.sum() < 2 * MIN_SIDE:
         return None
     ys, xs = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
     oy, ox = int(ys[0]), int(xs[0])
     m = mask[oy:ys[-1] + 1, ox:xs[-1] + 1]            # only the part with red in it
+    oy, ox = oy + ry, ox + rx
     hlen, vlen = _run_length(m), _run_length(m.T).T
     hstroke = (hlen >= MIN_SIDE) & (vlen <= MAX_THICK)
     vstroke = (vlen >= MIN_SIDE) & (hlen <= MAX_THICK)
@@ -205,7 +208,7 @@ def _best_rectangle(m: np.ndarray, hedges, vedges, frame: tuple[int, int, int, i
 # --- a whole video, cached -----------------------------------------------------------------------------------
 
 # Bumped whenever the detector's answers change, so a cache written by an older one is not used.
-DETECTOR_VERSION = 1
+DETECTOR_VERSION = 2
 STATES = ("absent", WHOLE, CUT)           # the codes stored per frame: 0, 1, 2
 
 
@@ -234,6 +237,32 @@ class VideoBoxes:
             return None
         x0, y0, x1, y1 = (int(v) for v in self.boxes[k])
         return RedBox(x0, y0, x1, y1, STATES[int(self.state[k])])
+
+
+# The chroma hint: a video frame is YUV; red has a high Cr (the drawn box about 210, grey 128, the demo's
+# wooden floors and furniture below 160). A frame whose Cr plane nowhere reaches CR_HINT has no red box, and
+# is not converted to RGB at all; otherwise only where Cr does (with a margin) is searched.
+CR_HINT = 165
+HINT_MARGIN = 8
+_PLANAR = {"yuv420p": 2, "yuvj420p": 2, "yuv422p": 2, "yuvj422p": 2, "yuv444p": 1, "yuvj444p": 1}
+
+
+def red_region(frame) -> tuple[int, int, int, int] | None | bool:
+    """Where a PyAV video frame may have red, from its Cr plane without converting it: (y0, y1, x0, x1) in
+    frame pixels, False when nowhere, None when the frame's format gives no hint (search it all)."""
+    sub = _PLANAR.get(frame.format.name)
+    if sub is None:
+        return None
+    plane = frame.planes[2]
+    cr = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, :plane.width]
+    hot = cr >= CR_HINT
+    rows = np.flatnonzero(hot.any(axis=1))
+    if not len(rows):
+        return False
+    cols = np.flatnonzero(hot.any(axis=0))
+    sy = frame.height // plane.height
+    return (max(0, rows[0] * sy - HINT_MARGIN), min(frame.height, (rows[-1] + 1) * sy + HINT_MARGIN),
+            max(0, cols[0] * sub - HINT_MARGIN), min(frame.width, (cols[-1] + 1) * sub + HINT_MARGIN))
 
 
 def variable_rate(times: np.ndarray, tolerance: float = 0.25) -> bool:
@@ -317,7 +346,8 @@ def scan_video(path: str, progress: Callable[[int, int], None] | None = None,
             for frame in container.decode(stream):
                 if k >= n:
                     break
-                b = find_red_box(frame.to_ndarray(format="rgb24"))
+                region = red_region(frame)
+                b = None if region is False else find_red_box(frame.to_ndarray(format="rgb24"), region)
                 if b is not None:
                     boxes[k] = (b.x0, b.y0, b.x1, b.y1)
                     state[k] = STATES.index(b.state)
