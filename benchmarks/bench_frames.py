@@ -5,8 +5,9 @@ Run: `.venv/bin/python benchmarks/bench_frames.py [VIDEO ...] [--repeats 3] [--w
 In the same run, on the same videos (default: the bundled demo's six boxed videos and three plain ones):
 - the floor: PyAV decoding every frame, and decoding plus the conversion to RGB the detector reads;
 - the scan: `scan_video` uncached (decode, RGB, detect), on one core;
-- scaling: the whole set scanned by `render.frames_scan.release_video_facts`'s job function on the local
-  executor with 1..N worker processes and on a Dask LocalCluster, each with a fresh cache;
+- scaling: the whole set scanned uncached, one video a job, on the local executor with 1..N worker
+  processes (each run starts its processes: that cost is in the figure) and on a Dask LocalCluster
+  (started once, before the runs);
 and the cost of a 6,790-minute release (the paper's size) on N workers, from the measured frames per
 second per worker, scaled by pixels to the resolution given (--release-size, default 640x480 at 30 fps).
 Medians of `--repeats` runs. The machine's load is printed: measure on a quiet machine.
@@ -19,13 +20,13 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from viewer.core.executors import LocalExecutor  # noqa: E402
-from viewer.render.frames_scan import video_facts  # noqa: E402
 from viewer.render.redbox import scan_video  # noqa: E402
 
 RELEASE_MINUTES = 6790
@@ -59,12 +60,14 @@ def timed(fn, *args) -> float:
 
 
 def scan_set(videos: list[str], executor) -> None:
-    jobs = [(v, True) for v in videos]
+    """Every video scanned uncached (a worker process or Dask worker keeps the environment it started with,
+    so a fresh cache folder would not reach it: the cache is bypassed instead)."""
+    scan = partial(scan_video, use_cache=False)
     if executor is None:
-        for job in jobs:
-            video_facts(*job)
+        for v in videos:
+            scan(v)
         return
-    list(executor.map_unordered(video_facts, jobs, videos))
+    list(executor.map_unordered(scan, [(v,) for v in videos], videos))
 
 
 def main() -> None:
@@ -111,7 +114,6 @@ def main() -> None:
         ts = []
         try:
             for _ in range(args.repeats):
-                os.environ["GST_VIEWER_CACHE"] = tempfile.mkdtemp(prefix="bench-frames-")
                 ts.append(timed(scan_set, videos, ex))
         finally:
             if ex is not None:

@@ -146,22 +146,32 @@ def _candidates(values: list[tuple[float, float]], limit: int = 10) -> list[int]
     return sorted(int(round(e[0] / e[1])) for e in out[:limit])
 
 
-class _Profiles:
-    """Cumulative counts of red along a line of the mask (within a stroke's thickness of it), cached."""
+def _profiles(mask: np.ndarray, at: list[int]) -> np.ndarray:
+    """(len(at), W + 1): per line `at` (a row of `mask`), the cumulative count of columns red within a
+    stroke's thickness of it."""
+    n, w = mask.shape
+    out = np.zeros((len(at), w + 1), np.int32)
+    for r, y in enumerate(at):
+        a, b = max(0, y - MAX_THICK // 2), min(n, y + MAX_THICK // 2 + 1)
+        if a < b:
+            np.cumsum(mask[a:b].any(axis=0), out=out[r, 1:])
+    return out
 
-    def __init__(self, mask: np.ndarray):
-        self.mask = mask
-        self._cache: dict[int, np.ndarray] = {}
 
-    def cover(self, at: int, lo: int, hi: int) -> float:
-        c = self._cache.get(at)
-        if c is None:
-            n = self.mask.shape[0]
-            a, b = max(0, at - MAX_THICK // 2), min(n, at + MAX_THICK // 2 + 1)
-            line = self.mask[a:b].any(axis=0) if a < b else np.zeros(self.mask.shape[1], bool)
-            c = self._cache[at] = np.concatenate([[0], np.cumsum(line)])
-        lo, hi = max(lo, 0), min(hi, len(c) - 1)
-        return (c[hi] - c[lo]) / (hi - lo) if hi > lo else 0.0
+def _pairs(v: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs (i < j) of positions at least MIN_SIDE apart, and the positions."""
+    v = np.asarray(v, int)
+    i, j = np.triu_indices(len(v), 1)
+    keep = v[j] - v[i] >= MIN_SIDE
+    return i[keep], j[keep], v
+
+
+def _cover(prof: np.ndarray, line: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Share of [lo, hi] red along each profile line: (len(line), len(lo)), broadcast over both."""
+    hi1 = np.minimum(hi + 1, prof.shape[1] - 1)
+    lo = np.maximum(lo, 0)
+    span = np.maximum(hi1 - lo, 1)
+    return (prof[line][:, hi1] - prof[line][:, lo]) / span
 
 
 def _best_rectangle(m: np.ndarray, hedges, vedges, frame: tuple[int, int, int, int]):
@@ -169,40 +179,42 @@ def _best_rectangle(m: np.ndarray, hedges, vedges, frame: tuple[int, int, int, i
 
     Its sides are taken where strokes are (a vertical edge's x, a horizontal one's y, or where an edge
     ends: a side hidden by a red object still ends the strokes meeting it). A side along the frame's
-    border may be missing (the box runs off the frame there). The inside must be mostly not red.
+    border may be missing (the box runs off the frame there). The inside must be mostly not red. Every
+    rectangle of candidate sides is scored at once (numpy), then the best ones are tried for a hollow inside.
     """
     ox, oy, w, h = frame                         # the crop's place in the frame, and the frame's size
     xs = _candidates([(x, y1 - y0) for x, y0, y1 in vedges]
                      + [(v, (x1 - x0) / 4) for _, x0, x1 in hedges for v in (x0, x1 - 1)])
     ys = _candidates([(y, x1 - x0) for y, x0, x1 in hedges]
                      + [(v, (y1 - y0) / 4) for _, y0, y1 in vedges for v in (y0, y1 - 1)])
-    rows, cols = _Profiles(m), _Profiles(m.T)
-    best, best_score = None, 0.0
-    for i, x0 in enumerate(xs):
-        for x1 in xs[i + 1:]:
-            if x1 - x0 < MIN_SIDE:
-                continue
-            for j, y0 in enumerate(ys):
-                for y1 in ys[j + 1:]:
-                    if y1 - y0 < MIN_SIDE:
-                        continue
-                    sides = (rows.cover(y0, x0, x1 + 1), rows.cover(y1, x0, x1 + 1),
-                             cols.cover(x0, y0, y1 + 1), cols.cover(x1, y0, y1 + 1))
-                    border = (oy + y0 <= EDGE_MARGIN, oy + y1 >= h - 1 - EDGE_MARGIN,
-                              ox + x0 <= EDGE_MARGIN, ox + x1 >= w - 1 - EDGE_MARGIN)
-                    found = [c >= COVER for c in sides]
-                    if not all(f or b for f, b in zip(found, border)) or sum(found) < 2:
-                        continue
-                    score = sum(c for c, f in zip(sides, found) if f) * (x1 - x0 + y1 - y0)
-                    if score <= best_score:
-                        continue
-                    # an outline has a hollow inside: past half a stroke from the sides, mostly not red
-                    t = MAX_THICK // 2 + 1
-                    inside = m[y0 + t:y1 - t + 1, x0 + t:x1 - t + 1]
-                    if inside.shape[0] < 3 or inside.shape[1] < 3 or inside.mean() > INSIDE_RED:
-                        continue            # red mass (a book, a red object), not an outline
-                    best, best_score = (x0, y0, x1, y1), score
-    return best
+    xi, xj, xv = _pairs(xs)
+    yi, yj, yv = _pairs(ys)
+    if not len(xi) or not len(yi):
+        return None
+    rows, cols = _profiles(m, ys), _profiles(m.T, xs)
+    x0, x1, y0, y1 = xv[xi], xv[xj], yv[yi], yv[yj]
+    # (P, Q): x pairs down, y pairs across
+    top, bottom = _cover(rows, yi, x0, x1).T, _cover(rows, yj, x0, x1).T
+    left, right = _cover(cols, xi, y0, y1), _cover(cols, xj, y0, y1)
+    sides = np.stack([top, bottom, left, right])
+    border = np.stack(np.broadcast_arrays((oy + y0 <= EDGE_MARGIN)[None, :], (oy + y1 >= h - 1 - EDGE_MARGIN)[None, :],
+                                          (ox + x0 <= EDGE_MARGIN)[:, None], (ox + x1 >= w - 1 - EDGE_MARGIN)[:, None]))
+    found = sides >= COVER
+    ok = (found | border).all(axis=0) & (found.sum(axis=0) >= 2) & (found[0] | found[1]) & (found[2] | found[3])
+    score = np.where(found, sides, 0).sum(axis=0) * ((x1 - x0)[:, None] + (y1 - y0)[None, :])
+    score = np.where(ok, score, 0.0).ravel()
+    t = MAX_THICK // 2 + 1
+    for flat in np.argsort(-score, kind="stable"):
+        if score[flat] <= 0:
+            break
+        p, q = divmod(int(flat), len(yi))
+        a, b, c, d = int(x0[p]), int(x1[p]), int(y0[q]), int(y1[q])
+        # an outline has a hollow inside: past half a stroke from the sides, mostly not red
+        inside = m[c + t:d - t + 1, a + t:b - t + 1]
+        if inside.shape[0] < 3 or inside.shape[1] < 3 or inside.mean() > INSIDE_RED:
+            continue                # red mass (a book, a red object), not an outline
+        return a, c, b, d
+    return None
 
 
 # --- a whole video, cached -----------------------------------------------------------------------------------
@@ -324,45 +336,65 @@ def _store(vb: VideoBoxes) -> None:
 def scan_video(path: str, progress: Callable[[int, int], None] | None = None,
                cancelled: Callable[[], bool] | None = None, use_cache: bool = True) -> VideoBoxes:
     """The red box in every frame of a video, decoded in order once (PyAV); from the cache when the file
-    is unchanged. VideoError for a video that cannot be read (the message names the file);
-    ScanCancelled when `cancelled()` turns true."""
-    from .video import VideoError, VideoReader, import_av
+    is unchanged. VideoError for a video that cannot be read (the message names the file): not a video,
+    no frame, or fewer frames decoded than its container lists (truncated); ScanCancelled when
+    `cancelled()` turns true. `progress(done, total)` may raise to stop it (the window's jobs)."""
+    from ..core.media import LFS_PROBLEM, lfs_pointer_file
+    from .video import VideoError, import_av
     if use_cache:
         hit = cached_boxes(path)
         if hit is not None:
             return hit
-    reader = VideoReader(path, cache_frames=1)        # checks the file and reads its packet index
-    n, w, h, fps = reader.n_frames, reader.width, reader.height, reader.fps
-    vfr = variable_rate(reader.times)
-    reader.close()
+    if not path or not os.path.isfile(path):
+        raise VideoError(f"{path}: file not found")
+    if lfs_pointer_file(path):
+        raise VideoError(f"{path}: {LFS_PROBLEM}")
     av = import_av()
-    boxes = np.full((n, 4), -1, np.int32)
-    state = np.zeros(n, np.uint8)
-    k = 0
+    if av is None:
+        raise VideoError(f"{path}: cannot decode video without PyAV (pip install av)")
+    boxes: list[tuple[int, int, int, int]] = []
+    state: list[int] = []
+    pts: list[int] = []
     try:
         with av.open(path) as container:
+            if not container.streams.video:
+                raise VideoError(f"{path}: no video stream")
             stream = container.streams.video[0]
+            listed = int(stream.frames or 0)          # the container's count (0: it does not say)
+            rate = stream.average_rate or stream.guessed_rate
+            fps = float(rate) if rate else 0.0
+            tb = float(stream.time_base) if stream.time_base else 0.0
+            w, h = stream.codec_context.width, stream.codec_context.height
             stream.thread_type = "AUTO"
-            for frame in container.decode(stream):
-                if k >= n:
-                    break
-                region = red_region(frame)
-                b = None if region is False else find_red_box(frame.to_ndarray(format="rgb24"), region)
-                if b is not None:
-                    boxes[k] = (b.x0, b.y0, b.x1, b.y1)
-                    state[k] = STATES.index(b.state)
-                k += 1
-                if progress and k % 16 == 0:
-                    progress(k, n)
-                if cancelled and k % 16 == 0 and cancelled():
-                    raise ScanCancelled(path)
-    except av.FFmpegError as e:
-        raise VideoError(f"{path}: frame {k} cannot be decoded ({e})") from None
-    if k < n:
-        raise VideoError(f"{path}: truncated: {k} of its {n} frames could be decoded")
+            total = listed or 1
+            try:
+                for frame in container.decode(stream):
+                    region = red_region(frame)
+                    b = None if region is False else find_red_box(frame.to_ndarray(format="rgb24"), region)
+                    boxes.append((b.x0, b.y0, b.x1, b.y1) if b is not None else (-1, -1, -1, -1))
+                    state.append(STATES.index(b.state) if b is not None else 0)
+                    if frame.pts is not None:
+                        pts.append(frame.pts)
+                    k = len(state)
+                    if k % 16 == 0:
+                        if progress:
+                            progress(k, max(total, k))
+                        if cancelled and cancelled():
+                            raise ScanCancelled(path)
+            except av.FFmpegError as e:
+                raise VideoError(f"{path}: frame {len(state)} cannot be decoded ({e})") from None
+    except (av.FFmpegError, OSError, ValueError) as e:
+        raise VideoError(f"{path}: not a readable video ({e})") from None
+    n = len(state)
+    if not n:
+        raise VideoError(f"{path}: no frame can be decoded (corrupt or unsupported video)")
+    if listed and n < listed:
+        raise VideoError(f"{path}: truncated: {n} of its {listed} frames could be decoded")
     if progress:
         progress(n, n)
-    vb = VideoBoxes(path, boxes, state, w, h, fps, vfr)
+    times = np.sort(np.asarray(pts, float)) * tb
+    vb = VideoBoxes(path, np.asarray(boxes, np.int32).reshape(-1, 4), np.asarray(state, np.uint8), w, h, fps,
+                    variable_rate(times))
     if use_cache:
         _store(vb)
     return vb
