@@ -5,6 +5,7 @@ import json
 import shutil
 
 import numpy as np
+import pytest
 from ui_helpers import settle
 
 from viewer.assets import assets_dir
@@ -70,3 +71,46 @@ def test_without_3d_the_scrubber_marks_the_red_box_frames(make_inspector, qtbot,
         truth = set(listed[q.scene][q.target]["appear_frames"])
         assert len(set(t.frames) ^ truth) <= 1 and slider.seen == t.frames
         assert t.best in t.frames
+
+
+def test_k_column_filter_and_score_vs_k(inspect_demo, qtbot):
+    win, state = inspect_demo()
+    settle(qtbot, win, 120000)
+    index, model = win.browser.index, win.browser.model
+    release = state.session.release
+    known = ~np.isnan(index.target_k)
+    # every question about an object has its k under uniform:8; the others have none
+    has_target = np.array([q.column is not None and q.column.has_target for q in release.questions])
+    assert (known == has_target).all() and (index.sampled_n[has_target] == 8).all()
+    col = model.column_of("target_k")
+    for r in range(model.rowCount()):
+        i = int(model.rows[r])
+        text = model.data(model.index(r, col))
+        assert text == (f"{int(index.target_k[i])} of 8" if known[i] else "?")
+    never = int(np.count_nonzero(known & (index.target_k == 0)))
+    assert never > 0
+    from viewer.ui.target_k import TargetKBar
+    bar = win.browser.findChild(TargetKBar)
+    assert f"never sampled in {never} of {int(known.sum())}" in bar.status.text()
+    bar.box.setCurrentText("target never sampled")
+    settle(qtbot, win)
+    assert state.filter.target_k == "target never sampled"
+    assert len(model.rows) == never and all(index.target_k[int(i)] == 0 for i in model.rows)
+    state.select_uid(release.uids[int(model.rows[0])])
+    settle(qtbot, win, 60000)
+    assert win.models_eye.sheet.sheet.k == 0 and "never saw it" in win.models_eye.status.text()
+    bar.box.setCurrentText("any")
+    settle(qtbot, win)
+    assert len(model.rows) == len(release)
+    # score against k: the buckets, weighted by their counts, give each model's mean over the known ones
+    for r in state.session.results:
+        xs, ys, ns = win.score_vs_k.curves()[r.model]
+        ok = known & ~np.isnan(r.score) & release.in_leaderboard
+        assert ns.sum() == ok.sum()
+        assert float((ys * ns).sum() / ns.sum()) == pytest.approx(float(r.score[ok].mean()))
+    # another policy: more frames, the target missed less often
+    win.models_eye.policy.setCurrentText("uniform:32")
+    win.models_eye._policy_edited()
+    settle(qtbot, win, 120000)
+    assert (index.sampled_n[has_target] == 32).all()
+    assert int(np.count_nonzero(index.target_k == 0)) < never

@@ -124,3 +124,27 @@ def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_
         note = "; ".join(filter(None, [note, f"{len(shown)} of the {len(s.indices)} sampled frames shown"]))
     return ModelSheet(path, policy.text, reader.n_frames, tuple(s.indices), tuple(shown), images, boxes, size,
                       vb.frames() if vb is not None else None, note)
+
+
+def release_target_k(release, policy_text: str, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per question, under one policy: k (sampled frames showing the target; NaN where unknown or no target)
+    and how many frames are sampled (0 where the video cannot be read). The videos are scanned as
+    `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for a bad policy."""
+    from ..core.frames import question_frames, target_seen
+    from ..core.sampling import parse_policy
+    from ..core.scene.model import link_question
+    from ..core.scene.sources import SceneLibrary
+    policy = parse_policy(policy_text)
+    facts = release_video_facts(release, None, progress)
+    scenes = SceneLibrary(release.root)
+    k = np.full(len(release.questions), np.nan)
+    sampled = np.zeros(len(release.questions), np.int32)
+    for i, q in enumerate(release.questions):
+        vf = facts_of(q, facts)
+        if vf is None or vf.problem:
+            continue
+        row = question_frames(q, None, policy, vf, target_seen(q, link_question(q, scenes.get(q.scene)), vf))
+        sampled[i] = len(row.sampled)
+        if row.k is not None:
+            k[i] = row.k
+    return k, sampled

@@ -7,7 +7,7 @@ cancellable, with progress), and the scrubber marks the sampled frames.
 """
 from __future__ import annotations
 
-from PyQt6.QtCore import QRectF, Qt
+from PyQt6.QtCore import QRectF, Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QPainter, QPen
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -81,6 +81,8 @@ class _Sheet(QWidget):
 class ModelsEyePanel(QWidget):
     """Policy picker, what it gives (n of N frames at W x H, target in k), and the contact sheet."""
 
+    policyChanged = pyqtSignal(str)          # the policy text, when the user picks or types another
+
     def __init__(self, state: InspectorState, jobs: Jobs, slider=None, policy: str | None = None):
         super().__init__()
         self.state, self.jobs, self.slider = state, jobs, slider
@@ -89,8 +91,9 @@ class ModelsEyePanel(QWidget):
         self.policy.setCurrentText(policy or POLICIES[0])
         self.policy.setToolTip("The model's frame sampling: uniform:N[,vlmevalkit], fps:F[,max:N], all; "
                                "@SIDE or @WxH for its input resolution (docs/frames.md)")
-        self.policy.lineEdit().editingFinished.connect(self.refresh)
-        self.policy.activated.connect(lambda _i: self.refresh())
+        self.policy.lineEdit().editingFinished.connect(self._policy_edited)
+        self.policy.activated.connect(lambda _i: self._policy_edited())
+        self._last_policy = self.policy_text()
         self.status = QLabel("")
         self.status.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
@@ -108,6 +111,15 @@ class ModelsEyePanel(QWidget):
         lay.addWidget(scroll, 1)
         state.events.question.connect(self.refresh)
         state.events.session.connect(self.refresh)
+
+    def policy_text(self) -> str:
+        return self.policy.currentText().strip()
+
+    def _policy_edited(self) -> None:
+        self.refresh()
+        if self.policy_text() != self._last_policy:
+            self._last_policy = self.policy_text()
+            self.policyChanged.emit(self._last_policy)
 
     def _show(self, sheet, why: str = "") -> None:
         self.sheet.set_sheet(sheet)
@@ -135,6 +147,6 @@ class ModelsEyePanel(QWidget):
             return
         from ..render.frames_scan import model_sheet
         self.status.setText("reading frames…")
-        self.jobs.submit(model_sheet, path, self.policy.currentText().strip(), marked_in_video(q),
+        self.jobs.submit(model_sheet, path, self.policy_text(), marked_in_video(q),
                          lane="models_eye", scope="question", with_progress=True, label="the model's eye",
                          done=self._show, failed=lambda msg: self._show(None, msg))
