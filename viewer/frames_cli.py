@@ -65,8 +65,10 @@ class Analysis:
 
 
 def analyse(release, frames_args: list[str], sources: dict[str, str], executor=None,
-            progress=None) -> Analysis:
-    """Every question for every model (`sources`: model name -> its prediction file, "" for none)."""
+            progress=None, ray_cast: bool = False) -> Analysis:
+    """Every question for every model (`sources`: model name -> its prediction file, "" for none).
+    With `ray_cast`, targets are also found by ray casting their scene's mesh (open3d): where the metadata
+    has none, and to report how it agrees where it has."""
     from .core.frames import ModelFrames, question_frames, record_frames, target_seen
     from .core.sampling import PolicyError, read_frame_lists
     from .core.scene.model import link_question
@@ -85,10 +87,11 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
                             for f in facts.values() if f.variable_rate})
     scenes = SceneLibrary(release.root)
     keys = release.benchmark.keys
+    cast = _memo_cast() if ray_cast else None
     per_q = []
     for q in release.questions:
         vf = facts_of(q, facts)
-        target = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
+        target = target_seen(q, link_question(q, scenes.get(q.scene)), vf, cast)
         per_q.append((q, keys[q.column_index] if q.column is not None else None, vf, target))
     missing = sorted({vf.problem for _, _, vf, _ in per_q if vf is not None and vf.problem} - set(out.problems))
     out.problems += missing
@@ -121,6 +124,19 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
     return out
 
 
+def _memo_cast():
+    """render.target_frames.ray_cast_target_frames, once per (scene, video, target)."""
+    from .render.target_frames import ray_cast_target_frames
+    done: dict = {}
+
+    def cast(scene, video, target):
+        key = (scene.id, video.id, target)
+        if key not in done:
+            done[key] = ray_cast_target_frames(scene, video, target)
+        return done[key]
+    return cast
+
+
 def cmd_frames(argv: list[str]) -> int:
     """What each model saw: sampled frames, target frames, k and the box at the model's resolution."""
     p = argparse.ArgumentParser(prog="gst-viewer frames",
@@ -133,6 +149,9 @@ def cmd_frames(argv: list[str]) -> int:
                    metavar="[NAME=]PRED", help="prediction files (NAME= names the model)")
     add_frames_options(p, required=False)
     p.add_argument("--json", action="store_true", help="one JSON document: per model, per question")
+    p.add_argument("--ray-cast", action="store_true",
+                   help="also find targets by ray casting the scenes' meshes: where the metadata lists no frames "
+                        "(semantic questions), and its agreement with the metadata where it does (slow)")
     p.add_argument("--workers", type=int, help="worker processes scanning videos (default: one, here)")
     add_executor_options(p, "the video scans")
     add_benchmark_option(p)
@@ -150,7 +169,7 @@ def cmd_frames(argv: list[str]) -> int:
     try:
         from .render.frames_scan import videos_of
         with ProgressBar("scanning videos", len(videos_of(release)), min_total=4) as bar:
-            analysis = analyse(release, args.frames, sources, executor, progress=bar)
+            analysis = analyse(release, args.frames, sources, executor, progress=bar, ray_cast=args.ray_cast)
     finally:
         if executor is not None:
             executor.close()

@@ -62,7 +62,7 @@ def test_levels_filters_and_leaderboard_on_the_demo(qtbot, demo):
         assert truth_point(sv.map_panel.view.overlay) is not None
     assert not np.array_equal(shown[0], shown[1]) and not np.array_equal(shown[1], shown[2])
     b = w.browser
-    b.table.sortByColumn(5 + 3 * 2 + 2, b.table.horizontalHeader().sortIndicatorOrder())
+    b.table.sortByColumn(b.model.column_of(("score", 2)), b.table.horizontalHeader().sortIndicatorOrder())
     scores = state.session.results[2].score[state.order]
     assert list(scores) == sorted(scores) or list(scores) == sorted(scores, reverse=True)
     player = sv.player

@@ -49,6 +49,7 @@ class TargetSeen:
     frames: tuple[int, ...]
     source: str                                     # RED_BOX, METADATA, RAY_CAST or UNKNOWN
     agreement: float | None = None                  # red box vs metadata, share of frames agreeing
+    cast_agreement: float | None = None             # ray cast vs metadata (frames --ray-cast)
 
 
 def is_visual(question) -> bool:
@@ -62,30 +63,43 @@ def has_target(question) -> bool:
     return bool(c is not None and c.has_target)
 
 
-def target_seen(question, geometry, facts: VideoFacts | None) -> TargetSeen:
+def target_seen(question, geometry, facts: VideoFacts | None, cast=None) -> TargetSeen:
     """The frames of the question's video that show its target and how that is known: the one lookup,
-    core.timeline.target_frames (metadata, then the red box already found in `facts`); and, where both the
-    metadata and the red box know, the share of frames on which they agree."""
+    core.timeline.target_frames (metadata, then the red box already found in `facts`, then `cast`, ray
+    casting the scene); and, where the metadata and the red box (or the ray cast) both know, the share of
+    frames on which they agree."""
     from .timeline import TargetFrames, release_target_frames, target_frames
     if not has_target(question):
         return TargetSeen((), NO_TARGET)
     boxed = facts.box_frames if (facts is not None and is_visual(question) and not facts.problem) else None
     red_box = (lambda _path: TargetFrames(tuple(boxed), None, RED_BOX) if boxed else None) if boxed is not None \
         else None
-    found = target_frames(question, geometry, red_box=red_box)
+    found = target_frames(question, geometry, cast, red_box)
     if found is None:
         return TargetSeen((), UNKNOWN)
     source = METADATA if found.source == "release" else found.source
-    agreement = None
+    agreement = cast_agreement = None
     video = geometry.video if geometry is not None else None
-    if boxed is not None and video is not None and facts.n_frames:
-        listed = release_target_frames(video.instances, question.target, len(video.poses) or None)
-        if listed is not None:
-            a, b = np.zeros(facts.n_frames, bool), np.zeros(facts.n_frames, bool)
-            a[[k for k in boxed if k < facts.n_frames]] = True
-            b[[k for k in listed.frames if k < facts.n_frames]] = True
-            agreement = float((a == b).mean())
-    return TargetSeen(found.frames, source, agreement)
+    listed = release_target_frames(video.instances, question.target, len(video.poses) or None) \
+        if video is not None and question.target else None
+    if listed is not None:
+        n = facts.n_frames if facts is not None and facts.n_frames else len(video.poses)
+        if boxed is not None:
+            agreement = _agreement(boxed, listed.frames, n)
+        if cast is not None and geometry.scene is not None:
+            cast_found = cast(geometry.scene, video, question.target)
+            cast_agreement = _agreement(cast_found.frames if cast_found else (), listed.frames, n)
+    return TargetSeen(found.frames, source, agreement, cast_agreement)
+
+
+def _agreement(a_frames, b_frames, n: int) -> float | None:
+    """The share of the n frames on which two sets of frames agree (both show, or both do not)."""
+    if not n:
+        return None
+    a, b = np.zeros(n, bool), np.zeros(n, bool)
+    a[[k for k in a_frames if 0 <= k < n]] = True
+    b[[k for k in b_frames if 0 <= k < n]] = True
+    return float((a == b).mean())
 
 
 @dataclass
@@ -118,6 +132,7 @@ class QuestionFrames:
                 "target_frames": list(t.frames) if t and t.source not in (UNKNOWN, NO_TARGET) else None,
                 "target_source": t.source if t else UNKNOWN,
                 "red_box_vs_metadata": t.agreement if t else None,
+                "ray_cast_vs_metadata": t.cast_agreement if t else None,
                 "k": self.k, "box_at_model": list(self.box_at_model) if self.box_at_model else None,
                 "problem": self.problem}
 
