@@ -89,10 +89,12 @@ class TargetKBar(QWidget):
         self.box = QComboBox(toolTip="Questions by whether their target is in the frames the model's eye's "
                                      "policy samples (the k column)")
         self.box.addItems(list(TARGET_K_FILTERS))
+        self.box.setItemText(0, "any")
         self.status = QLabel("")
         self.status.setStyleSheet("color: gray")
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("target in frames:"))
         lay.addWidget(self.box)
         lay.addWidget(self.status, 1)
         self.box.currentTextChanged.connect(self._filter)
