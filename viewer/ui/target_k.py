@@ -89,7 +89,6 @@ class TargetKBar(QWidget):
         self.box = QComboBox(toolTip="Questions by whether their target is in the frames the model's eye's "
                                      "policy samples (the k column)")
         self.box.addItems(list(TARGET_K_FILTERS))
-        self.box.setItemText(0, "any")
         self.status = QLabel("")
         self.status.setStyleSheet("color: gray")
         lay = QHBoxLayout(self)
