@@ -13,10 +13,12 @@ from published_samples import FIXTURES  # noqa: E402
 
 @pytest.fixture(autouse=True, scope="session")
 def isolated_user_data(tmp_path_factory):
-    """Flags and settings written during tests never reach the real home folder."""
+    """Flags, settings and caches written during tests never reach the real home folder."""
     folder = tmp_path_factory.mktemp("user-data")
-    old = {k: os.environ.get(k) for k in ("GST_VIEWER_DATA", "XDG_CONFIG_HOME", "XDG_DATA_HOME")}
+    old = {k: os.environ.get(k) for k in ("GST_VIEWER_DATA", "GST_VIEWER_CACHE", "XDG_CONFIG_HOME",
+                                          "XDG_DATA_HOME")}
     os.environ["GST_VIEWER_DATA"] = str(folder / "gst-viewer")
+    os.environ["GST_VIEWER_CACHE"] = str(folder / "cache")         # red-box scans (render/redbox.py)
     os.environ["XDG_CONFIG_HOME"] = str(folder / "config")
     os.environ["XDG_DATA_HOME"] = str(folder / "data")
     yield folder

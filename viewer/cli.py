@@ -5,6 +5,7 @@
                                                  (viewer/score_cli.py)
     gst-viewer compare RELEASE A B [--json]      two models: differences, intervals, paired tests
                                                  (viewer/intervals_cli.py)
+    gst-viewer frames RELEASE --frames POLICY [-p PRED ...]   sampled frames, target frames, k  (viewer/frames_cli.py)
     gst-viewer make-demo OUT                     generate a demo release (viewer/demo_cli.py)
     gst-viewer --selftest [--no-window]          check, headless, that the app works (viewer/selftest.py)
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
@@ -48,6 +49,8 @@ COMMANDS = {
                      "Score prediction files against a release: the paper's Table 1, or JSON"),
     "compare": Command("intervals_cli", "cmd_compare",
                        "Two models on the same questions: differences, their intervals, paired tests"),
+    "frames": Command("frames_cli", "cmd_frames",
+                      "What each model saw: sampled frames, the target's frames (red box), k, box size"),
     "make-demo": Command("demo_cli", "cmd_make_demo",
                          "Generate a demo release with 3D scenes, videos and simulated models' predictions"),
     "--selftest": Command("selftest", "main", "Check, headless, that the app works on this machine"),

@@ -47,12 +47,19 @@ def cmd_score(argv: list[str]) -> int:
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
     add_benchmark_option(p)
     add_scoring_variant_option(p)
+    from .frames_cli import add_frames_options
+    p.add_argument("--by", choices=("target-sampled",),
+                   help="target-sampled: split every column into the questions whose target is in a frame the "
+                        "model was given and those whose target never is (needs --frames; docs/frames.md)")
+    add_frames_options(p, required=False)
     from .intervals_cli import add_interval_options, extend_board
     add_interval_options(p)          # --ci, --replicates, --seed, --reference (viewer/intervals_cli.py)
     args = p.parse_args(argv)
     predictions = args.predictions + args.more
     if not predictions:
         p.error("give at least one prediction file")
+    if args.by and not args.frames:
+        p.error("--by target-sampled needs --frames POLICY (the model's sampling, e.g. uniform:8)")
     check_release_arg(args.release)
     check_prediction_args(predictions)
 
@@ -75,6 +82,8 @@ def cmd_score(argv: list[str]) -> int:
     if args.per_sample:
         _write_per_sample(session, Path(args.per_sample))
     board = extend_board(session, session.leaderboard(), args)
+    if args.by:
+        _split_by_target_sampled(session, board, args.frames)
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     elif args.format != "table":
@@ -82,10 +91,45 @@ def cmd_score(argv: list[str]) -> int:
         sys.stdout.write(export_board(args.format, board, session.random_row(), session.release.benchmark))
     else:
         print(format_table(board, session.random_row(), session.release.benchmark))
+        if args.by:
+            print("\n" + format_split(board, session.release.benchmark))
     for why in failed:
         if why not in printed:             # each error once: an unreadable file was said with the warnings
             print(f"gst-viewer: {why}", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _split_by_target_sampled(session, board: dict, frames_args: list[str]) -> None:
+    """Each model's "by_target_sampled": its columns over the questions whose target it was shown in a sampled
+    frame, over those it never was, and over those whose target frames are unknown."""
+    from .core.frames import split_scores
+    from .frames_cli import analyse
+    release = session.release
+    analysis = analyse(release, frames_args, {r.model: r.source for r in session.results})
+    print_problems(analysis.problems, DIAGNOSTICS_SHOWN)
+    for r in session.results:
+        groups = [row.group for row in analysis.models[r.model]]
+        board["models"][r.model]["by_target_sampled"] = split_scores(release, r, groups)
+
+
+def format_split(board: dict, benchmark) -> str:
+    """The split rows under the leaderboard: per model and group its columns, then each group's counts."""
+    keys = benchmark.table_keys
+    rows = []
+    for name, m in board["models"].items():
+        for group, g in m.get("by_target_sampled", {}).items():
+            cells = ["-" if g["columns"][k] is None else f"{g['columns'][k]:.1f} ({g['counts'][k]})" for k in keys]
+            rows.append((f"{name} · {group}", cells))
+    if not rows:
+        return "no question has a target"
+    name_w = max(len(n) for n, _ in rows)
+    cols = [benchmark.label(k) for k in keys]
+    widths = [max(len(c), *(len(cells[i]) for _, cells in rows)) for i, c in enumerate(cols)]
+    head = "  ".join(["By whether the target was sampled".ljust(name_w)] + [c.rjust(w) for c, w in zip(cols, widths)])
+    out = [head, "-" * len(head)]
+    out += ["  ".join([n.ljust(name_w)] + [c.rjust(w) for c, w in zip(cells, widths)]) for n, cells in rows]
+    out.append("(score (questions scored); a column without a target is '-')")
+    return "\n".join(out)
 
 
 def _failed_inputs(session) -> list[str]:

@@ -51,7 +51,7 @@ def test_every_question_shows_in_file_order_sorted_and_filtered(qtbot, toy_windo
     assert _walk(qtbot, win, state) == [q["id"] for q in toy.QUESTIONS]
 
     b = win.browser
-    score_column = b.table.model().columnCount() - 1                     # "colour-bot score"
+    score_column = b.model.column_of(("score", 0))                         # "colour-bot score"
     b.table.sortByColumn(score_column, Qt.SortOrder.AscendingOrder)
     settle(qtbot, win)
     seen = _walk(qtbot, win, state)

@@ -22,7 +22,7 @@ TDSM_UID = "scene16_Topdown_Selection_Medium_video_1"
 def test_every_sample_shows_without_error(qtbot, make_inspector, real_samples, prediction_files):
     window, state = make_inspector(real_samples, prediction_files)
     assert len(state.order) == 6 and state.models == ("model-a", "model-b")
-    assert window.browser.model.columnCount() == 5 + 3 * 2
+    assert window.browser.model.columnCount() == 5 + 3 * 2 + 1        # + k (ui/target_k.py)
     for pos in range(6):
         window.browser.select_position(pos)                 # a click on the row
         settle(qtbot, window)
@@ -191,7 +191,7 @@ def test_add_predictions_and_bad_prediction_file(qtbot, make_inspector, real_sam
     assert state.uid == POS_UID                      # still shown, now with both answers
     assert [p.model for p in window.sample_view.map_panel.view.overlay.of(pr.Marker, pr.MODEL)] == [0, 1]
     assert window.leaderboard.rowCount() == 3
-    assert window.browser.model.columnCount() == 5 + 3 * 2
+    assert window.browser.model.columnCount() == 5 + 3 * 2 + 1        # + k (ui/target_k.py)
     assert any("broken.jsonl" in window.problems.item(i).text() for i in range(window.problems.count()))
 
 

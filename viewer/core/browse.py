@@ -48,6 +48,15 @@ QUESTION_KEYS = ("row", "uid", "scene", "column", "truth")
 MODEL_KEYS = ("answer", "error", "score")
 
 
+# "Target in k of the N sampled frames" (core/frames.py; k is set on the index by ui/target_k.py).
+TARGET_K_FILTERS = {
+    "any": None,
+    "target never sampled": lambda k: k == 0,
+    "target sampled": lambda k: k >= 1,
+    "target frames unknown": np.isnan,
+}
+
+
 @dataclass(frozen=True)
 class BrowseFilter:
     columns: frozenset[int] | None = None     # indices into the benchmark's columns; None = all
@@ -63,6 +72,7 @@ class BrowseFilter:
     model_b: int | None = None
     error_min: float | None = None            # the selected model's error range (None: unbounded); a brushed
     error_max: float | None = None            # histogram range or "error above X"; NaN errors are left out
+    target_k: str = "any"                     # a key of TARGET_K_FILTERS: k of the window's frame policy
 
 
 class BrowseIndex:
@@ -88,6 +98,16 @@ class BrowseIndex:
         # relative distances rank together as shares of it.
         scales = [c.kind.error_scale or 1.0 for c in release.benchmark.columns] + [1.0]
         self.error_scale = np.asarray(scales, float)[self.column]
+        # Per question, under the window's frame policy: sampled frames showing the target (NaN: unknown) and
+        # frames sampled (0: not computed); set by ui/target_k.py.
+        self.target_k = np.full(self.n, np.nan)
+        self.sampled_n = np.zeros(self.n, np.int32)
+
+    def target_k_text(self, i: int) -> str:
+        k, n = self.target_k[i], int(self.sampled_n[i])
+        if not n:
+            return ""
+        return "?" if np.isnan(k) else f"{int(k)} of {n}"
 
     @property
     def uid_rank(self) -> np.ndarray:
@@ -123,6 +143,10 @@ class BrowseIndex:
             m &= compared
         if f.pattern != "any":
             m &= self._pattern_mask(f.pattern, [r] if r is not None else results)
+        want = TARGET_K_FILTERS.get(f.target_k)
+        if want is not None:
+            with np.errstate(invalid="ignore"):
+                m &= want(self.target_k) & (self.sampled_n > 0)
         words = f.text.lower().split()
         if words:
             m &= self._text_mask(words, results)
@@ -187,6 +211,8 @@ class BrowseIndex:
             return np.where(self.column < 0, np.nan, self.column).astype(float)
         if key == "truth":
             return self.truth_key
+        if key == "target_k":
+            return np.where(self.sampled_n > 0, self.target_k, np.nan)
         name, m = key
         r = results[m]
         if name == "score":

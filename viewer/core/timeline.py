@@ -4,8 +4,9 @@
 target", for every question of a scene alike: the release's scene metadata
 (`VideoTrack.instances[target]`: `appear_frames`, `best_frame_idx`), else
 ray-cast visibility (`render/target_frames.py`, passed in as `cast` and run off
-the GUI thread) when the scene is known. Another source (the red box found in
-the video) is one more step there. `nearest_frame` finds the video frame
+the GUI thread) when the scene is known; for a visual question, the red box
+found in its video comes between (`render/redbox.py`), so a release without 3D
+still has its target frames. `nearest_frame` finds the video frame
 whose camera is closest to the question's current view.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ SEEN_FRACTION = 0.002
 class TargetFrames:
     frames: tuple[int, ...]                  # sorted frame indices where the target is seen
     best: int | None                         # the frame that shows it best
-    source: str                              # "release" (appear_frames) or "ray cast"
+    source: str                              # "release" (appear_frames), "red box" or "ray cast"
 
     @property
     def source_text(self) -> str:
@@ -58,28 +59,51 @@ def release_target_frames(instances: dict, target: str | None, n_frames: int | N
     return TargetFrames(tuple(sorted(frames)), best, "release")
 
 
-def target_frames(question, geometry, cast=None) -> TargetFrames | None:
+def target_frames(question, geometry, cast=None, red_box=None) -> TargetFrames | None:
     """The frames of `question`'s video that show its target, from the first source that knows; None when
-    none does (no target, no linked video, no source).
+    none does (no target, no video, no source).
 
-    `geometry` is the question's `QuestionGeometry`. `cast(scene, video, target) -> TargetFrames | None`
-    ray casts the scene (`render.target_frames.ray_cast_target_frames`); it is slow, so the window first
-    asks without it and runs the call with it as a job (`can_cast` says whether that is worth doing).
+    `geometry` is the question's `QuestionGeometry` (None, or without a video, when the release has no
+    scene metadata). The sources, in order: the release's `appear_frames`; for a question whose target is
+    marked in its video (`marked_in_video`), `red_box(path) -> TargetFrames | None`, the red box found in
+    the video file (`render.redbox.red_box_target_frames`); `cast(scene, video, target)` ray casting the
+    scene (`render.target_frames.ray_cast_target_frames`). The last two are slow, so the window first asks
+    without them and runs the call with them as a job (`can_search` says whether that is worth doing).
     """
     target = getattr(question, "target", None)
     video = geometry.video if geometry is not None else None
-    if not target or video is None:
-        return None
-    found = release_target_frames(video.instances, target, len(video.poses) or None)
-    if found is None and cast is not None and geometry.scene is not None:
+    found = None
+    if target and video is not None:
+        found = release_target_frames(video.instances, target, len(video.poses) or None)
+    if found is None and red_box is not None and marked_in_video(question):
+        path = video_path(question)
+        if path:
+            found = red_box(path)
+    if found is None and cast is not None and target and video is not None and geometry.scene is not None:
         found = cast(geometry.scene, video, target)
     return found
+
+
+def marked_in_video(question) -> bool:
+    """Whether the question's target is drawn in its video as a red box (a visual, not a semantic, one)."""
+    c = getattr(question, "column", None)
+    return bool(c is not None and c.has_target and not c.semantic)
+
+
+def video_path(question) -> str | None:
+    v = getattr(question, "video", None)
+    return v.path if v is not None and v.path and v.exists else None
 
 
 def can_cast(question, geometry) -> bool:
     """Whether `target_frames(..., cast=...)` may find frames the release does not list."""
     return bool(getattr(question, "target", None)) and geometry is not None and geometry.video is not None \
         and geometry.scene is not None
+
+
+def can_search(question, geometry) -> bool:
+    """Whether the slow sources (red box, ray cast) may find frames the release does not list."""
+    return can_cast(question, geometry) or (marked_in_video(question) and video_path(question) is not None)
 
 
 def frames_from_counts(counts: np.ndarray, samples: int, min_fraction: float = SEEN_FRACTION) -> TargetFrames | None:

@@ -32,6 +32,15 @@ class SceneImages:
                 raise ValueError(f"{os.path.basename(path)} {detail.split(' (')[0]}") from None
             raise ValueError(f"{os.path.basename(path)} is not a readable image") from None
 
+    def red_box_frames(self, path: str) -> tuple[int, ...]:
+        """The frames of a video with the drawn red box (render/redbox.py, cached per file)."""
+        from .redbox import scan_video
+        from .video import VideoError
+        try:
+            return scan_video(path).frames()
+        except VideoError as e:
+            raise ValueError(str(e)) from None
+
     def topdown(self, scene: Scene, level: str, width: int) -> np.ndarray:
         """The scene's map at `level` through its own affine for that level (another level's, else one
         fitted to the mesh), scaled to `width` pixels across."""

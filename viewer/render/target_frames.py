@@ -1,5 +1,5 @@
-"""The frames of a video where a target is seen, by ray casting the scene (the timeline's fallback when the
-release gives no `appear_frames`); run off the GUI thread."""
+"""The frames of a video where a target is seen when the release gives no `appear_frames`: the red box found
+in a visual question's video (render/redbox.py), else by ray casting the scene; run off the GUI thread."""
 from __future__ import annotations
 
 from ..core.scene.model import Scene, VideoTrack
@@ -17,3 +17,12 @@ def ray_cast_target_frames(scene: Scene, video: VideoTrack, target: str) -> Targ
         return None
     counts, samples = vis.over_frames(video.poses, video.intrinsics)
     return frames_from_counts(counts[:, i], samples)
+
+
+def find_target_frames(question, geometry, progress=None) -> TargetFrames | None:
+    """core.timeline.target_frames with its slow sources: the red box in the video (scanned once per file and
+    cached; `progress(done, total)` as it goes, which may raise to cancel), then ray casting a known scene."""
+    from ..core.timeline import can_cast, target_frames
+    from .redbox import red_box_target_frames
+    cast = ray_cast_target_frames if can_cast(question, geometry) else None
+    return target_frames(question, geometry, cast, lambda path: red_box_target_frames(path, progress))

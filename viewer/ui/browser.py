@@ -41,6 +41,8 @@ from . import style
 from .bindings import Bindings, signals_blocked
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
+# After the models: the target in k of the N frames the window's frame policy samples (ui/target_k.py).
+_TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
 
 
@@ -72,6 +74,8 @@ class QuestionTableModel(QAbstractTableModel):
         if col < len(_FIXED):
             return _FIXED[col][1]
         block, k = divmod(col - len(_FIXED), len(_PER_MODEL))
+        if block >= len(self.model_order()):
+            return _TRAILING[col - len(_FIXED) - len(_PER_MODEL) * len(self.model_order())][1]
         return (_PER_MODEL[k][1], self.model_order()[block])
 
     def model_order(self) -> list[int]:
@@ -116,7 +120,7 @@ class QuestionTableModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         if parent.isValid() or self.session is None:
             return 0
-        return len(_FIXED) + len(_PER_MODEL) * len(self.session.results)
+        return len(_FIXED) + len(_PER_MODEL) * len(self.session.results) + len(_TRAILING)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or self.session is None:
@@ -124,10 +128,12 @@ class QuestionTableModel(QAbstractTableModel):
         key = self.key_of_column(section)
         if role == Qt.ItemDataRole.DisplayRole:
             if isinstance(key, str):
-                return _FIXED[section][0]
+                return dict((k, t) for t, k in _FIXED + _TRAILING)[key]
             # The model's name once, whole, over its block (answer, error, score): cut names were
             # unreadable ("sy-exp error"); its colour says whose the other two are.
             return f"{self.session.results[key[1]].model if key[0] == 'answer' else ''}\n{key[0]}"
+        if role == Qt.ItemDataRole.ToolTipRole and key == "target_k":
+            return "the target in k of the N frames the model's eye's policy samples (0: never seen; ?: unknown)"
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
             note = "\nsorted by the error as a share of the column's loosest tolerance, so that columns " \
                    "of different units rank together" if key[0] == "error" else \
@@ -155,6 +161,8 @@ class QuestionTableModel(QAbstractTableModel):
                 return browse.column_label(int(rel.column[i]), rel.benchmark)
             if key == "truth":
                 return browse.truth_text(rel, i)
+            if key == "target_k":                    # target in k of the N sampled frames (ui/target_k.py)
+                return self.index_.target_k_text(i)
             name, m = key
             r = self.session.results[m]
             if name == "answer":

@@ -74,6 +74,9 @@ class GeometryLoader(QObject):
                                  label="reading scene", done=self._scene_alone_read, failed=self.failed.emit)
             return
         if not self.has_scenes:
+            # no scene metadata: the question still has its video (the timeline finds a visual question's
+            # target by the red box drawn in it)
+            state.geometry = link_question(q, None)
             return
         if q.scene in self._scenes_read:
             # A scene already read links in microseconds.

@@ -39,9 +39,11 @@ from .images import ImageCache
 from .jobs import CANCELLED, Jobs
 from .leaderboard import LeaderboardPanel
 from .model_layers import ModelLayersPanel
+from .models_eye import ModelsEyePanel
 from .plots_dock import PlotsPanel
 from .sample_view import SampleView
 from .settings_strip import SettingsStrip
+from .target_k import ScoreVsK, TargetKBar
 from .timeline import TimelineMarks
 
 MAX_RECENT = 8
@@ -119,8 +121,14 @@ class MainWindow(QMainWindow):
         self.settings_dock = self._dock("Settings", self.settings_strip, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.plots_dock = self._dock("Plots", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
+        self.models_eye_dock = self._dock("Model's eye", self.models_eye, Qt.DockWidgetArea.BottomDockWidgetArea)
+        # k: the target in k of the frames the model's eye's policy samples (browser column, filter, plot)
+        self.score_vs_k = ScoreVsK(self.state, self.plots.graphics.addPlot(row=0, col=3, title="score vs k"))
+        self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.models_eye,
+                                               self.score_vs_k))
         for d in (self.plots_dock, self.layers_dock, self.problems_dock, self.audit_dock, self.review_dock,
-                  self.settings_dock):
+                  self.settings_dock, self.models_eye_dock):
             self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
         self.plots_dock.visibilityChanged.connect(self.plots.set_shown)

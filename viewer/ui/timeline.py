@@ -13,12 +13,13 @@ from PyQt6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PyQt6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
 
 from ..core.state import InspectorState
-from ..core.timeline import TargetFrames, can_cast, nearest_frame, target_frames
+from ..core.timeline import TargetFrames, can_search, nearest_frame, target_frames
 from . import style
 
 SEEN = QColor(style.TARGET)
 BEST = QColor(style.TARGET).darker(140)
 VIEW = QColor(style.VIEWPOINT)
+SAMPLED = QColor(60, 60, 60)             # the frames the model's policy samples (ui/models_eye.py)
 
 
 class TimelineSlider(QSlider):
@@ -30,7 +31,13 @@ class TimelineSlider(QSlider):
         self.seen: tuple[int, ...] = ()
         self.best: int | None = None
         self.view_frame: int | None = None
+        self.sampled: tuple[int, ...] = ()
         self.setMinimumHeight(26)
+
+    def set_sampled(self, frames=()) -> None:
+        """The frames a model's sampling policy gives it (ui/models_eye.py): short ticks above the groove."""
+        self.sampled = tuple(frames)
+        self.update()
 
     def set_marks(self, seen=(), best: int | None = None, view_frame: int | None = None) -> None:
         self.seen, self.best, self.view_frame = tuple(seen), best, view_frame
@@ -59,6 +66,11 @@ class TimelineSlider(QSlider):
         for k in inside:
             x = self.frame_x(k)
             p.drawLine(x, h - 5, x, h - 1)
+        p.setPen(QPen(SAMPLED, 1))
+        for k in self.sampled:
+            if self.minimum() <= k <= self.maximum():
+                x = self.frame_x(k)
+                p.drawLine(x, 7, x, 11)
         if self.best is not None and self.minimum() <= self.best <= self.maximum():
             x = self.frame_x(self.best)
             p.fillRect(QRect(x - 1, h - 9, 3, 9), BEST)
@@ -95,14 +107,16 @@ class TimelineMarks:
     def _geometry(self, g) -> None:
         q = self.state.current
         self._clear()
-        if g is None or q is None or g.video is None:
+        if g is None or q is None:
             return
-        self.view_frame = nearest_frame(g.video.poses, g.viewpoint.pose if g.viewpoint is not None else None)
+        if g.video is not None:
+            self.view_frame = nearest_frame(g.video.poses, g.viewpoint.pose if g.viewpoint is not None else None)
         self.target = target_frames(q, g)
         self._show()
-        if self.target is None and can_cast(q, g):
-            from ..render.target_frames import ray_cast_target_frames
-            self.jobs.submit(target_frames, q, g, ray_cast_target_frames, lane="timeline", scope="question",
+        if self.target is None and can_search(q, g):
+            # the red box in a visual question's video (a release without 3D has no other), else ray casting
+            from ..render.target_frames import find_target_frames
+            self.jobs.submit(find_target_frames, q, g, lane="timeline", scope="question", with_progress=True,
                              label="finding the target in the video",
                              done=lambda frames, g=g: self._ray_cast(g, frames), failed=lambda _msg: None)
 

@@ -128,6 +128,11 @@ class SceneAuditor:
         return self._images
 
     @property
+    def has_ray_caster(self) -> bool:
+        """Whether the audit was given a ray caster (run_audit's visibility)."""
+        return self._factory is not None
+
+    @property
     def visibility_error(self) -> str | None:
         return self._visibility_error
 

@@ -33,6 +33,12 @@ class ImageSource(Protocol):
         Raises UserError when the scene has nothing to render.
         """
 
+    def red_box_frames(self, path: str) -> tuple[int, ...]:
+        """The frames of the video file where the drawn red target box is (render/redbox.py).
+
+        Raises OSError or ValueError, saying why, when the video cannot be read.
+        """
+
 
 class ImageSourceFactory(Protocol):
     def __call__(self) -> ImageSource:

@@ -140,15 +140,17 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
         applicable = [c for c in by_question if c.columns.matches(q.column)]
         if not applicable:
             continue
+        # A check with its own check_scene judges there what check_question cannot (target_unseen_in_video:
+        # through the red box in the video), and tallies those questions itself.
         if scene is None:
             for c in applicable:
-                if c.per_question:
+                if c.per_question and not c.per_scene:
                     auditor.skip(c, NO_SCENE)
             continue
         g = link_question(q, scene)
         for c in applicable:
             if VISIBILITY in c.needs and visibility is None:
-                if c.per_question:
+                if c.per_question and not c.per_scene:
                     auditor.skip(c, NO_RAY_CASTER)
                 continue
             c.check_question(auditor, q, g)

@@ -3,6 +3,10 @@
 The current view must not show the target (else the question answers itself),
 and some frame of the exploration video must (else it cannot be located).
 The rays are cast by the audit's Visibility (viewer.core.audit.visibility).
+
+Without 3D (no scene metadata, or no ray caster), target_unseen_in_video still judges a visual question:
+its video has the target drawn as a red box, so some frame must show the box (the audit's image reader
+finds it: ImageSource.red_box_frames, render/redbox.py). A semantic question is skipped then, never guessed.
 """
 from __future__ import annotations
 
@@ -116,6 +120,39 @@ class TargetUnseenInVideo(Check):
                       "fps": video.fps, "best_frame": int(frames[best]), "best_fraction": best_fraction,
                       "min_fraction": VIDEO_MIN_FRACTION, "claimed_appear_frames": claimed,
                       "geometry": vis.geometry})
+
+
+    def check_scene(self, auditor: SceneAuditor, questions: list) -> None:
+        """The questions check_question could not reach (no scene metadata, or no ray caster): a visual one
+        by the red box in its video, a semantic one skipped."""
+        if auditor.scene is not None and auditor.has_ray_caster:
+            return                          # check_question judged every one
+        from ..run import NO_RAY_CASTER, NO_SCENE
+        why_not = NO_SCENE if auditor.scene is None else NO_RAY_CASTER
+        for q in questions:
+            self._by_red_box(auditor, q, why_not)
+
+    def _by_red_box(self, auditor: SceneAuditor, q, why_not: str) -> None:
+        column = q.column
+        if column is None or column.semantic:
+            auditor.skip(self, f"{why_not}; a semantic question's target is not marked in its video")
+            return
+        images = auditor.images()
+        if images is None or q.video is None or not q.video.path or not q.video.exists:
+            auditor.skip(self, f"{why_not}; and its video cannot be read for the red box"
+                               if images is not None else f"{why_not}; and the audit has no image reader")
+            return
+        try:
+            frames = auditor.memo(("red_box", q.video.path), lambda: images.red_box_frames(q.video.path))
+        except (OSError, ValueError) as e:
+            auditor.skip(self, f"{why_not}; the video cannot be read for the red box ({e})")
+            return
+        if frames:
+            auditor.passed(self)
+            return
+        auditor.flag(self, q, f"target {q.target or '?'}: no frame of {q.video.name} shows the red box that "
+                              f"marks it (found without 3D, from the video itself)",
+                     {"video": q.video.declared, "target": q.target, "method": "red box", "frames_with_box": 0})
 
 
 NEEDS_RAYS = frozenset({SCENE, VISIBILITY})

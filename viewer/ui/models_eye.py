@@ -1,0 +1,152 @@
+"""The model's eye: the frames a model's sampling policy gives it from the question's video, as a contact
+sheet at the model's input resolution, with the red target box outlined (docs/frames.md).
+
+The policy is typed or picked in the strip (the window's `--frames` sets the first); the frames are
+decoded, resized and searched for the red box in a background job (render/frames_scan.model_sheet,
+cancellable, with progress), and the scrubber marks the sampled frames.
+"""
+from __future__ import annotations
+
+from PyQt6.QtCore import QRectF, Qt, pyqtSignal
+from PyQt6.QtGui import QColor, QPainter, QPen
+from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core.state import InspectorState
+from ..core.timeline import marked_in_video, video_path
+from .images import array_to_qimage
+from .jobs import Jobs
+
+POLICIES = ("uniform:8", "uniform:16", "uniform:32", "uniform:8@448", "uniform:32,vlmevalkit", "fps:1",
+            "fps:2,max:32", "all")
+THUMB_HEIGHT = 120                      # on screen; the label says the model's own size
+OUTLINE = QColor(0, 230, 255)           # the found box, over the red one drawn in the video
+SEEN_BG = QColor(255, 235, 235)
+
+
+class _Sheet(QWidget):
+    """The thumbnails side by side: frame number under each, the box outlined, target frames tinted."""
+
+    def __init__(self):
+        super().__init__()
+        self.sheet = None
+        self._images = []
+        self.setMinimumHeight(THUMB_HEIGHT + 24)
+
+    def set_sheet(self, sheet) -> None:
+        self.sheet = sheet
+        self._images = [array_to_qimage(im) for im in sheet.images] if sheet is not None else []
+        self.setMinimumWidth(self._width())
+        self.update()
+
+    def thumb_x(self, k: int) -> int | None:
+        """The left edge of frame k's thumbnail, when it is shown."""
+        if self.sheet is None or k not in self.sheet.shown:
+            return None
+        return 4 + self.sheet.shown.index(k) * (self._thumb_width() + 6)
+
+    def _thumb_width(self) -> int:
+        if self.sheet is None:
+            return 0
+        w, h = self.sheet.size
+        return max(1, round(THUMB_HEIGHT * w / h))
+
+    def _width(self) -> int:
+        return 8 + len(self._images) * (self._thumb_width() + 6)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        if self.sheet is None:
+            p.end()
+            return
+        tw = self._thumb_width()
+        w, h = self.sheet.size
+        target = set(self.sheet.target or ())
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        for i, (img, box, k) in enumerate(zip(self._images, self.sheet.boxes, self.sheet.shown)):
+            x = 4 + i * (tw + 6)
+            rect = QRectF(x, 4, tw, THUMB_HEIGHT)
+            if k in target:
+                p.fillRect(rect.adjusted(-3, -3, 3, 20), SEEN_BG)
+            p.drawImage(rect, img)
+            if box is not None:
+                s = tw / w
+                p.setPen(QPen(OUTLINE, 2, Qt.PenStyle.DashLine))
+                p.drawRect(QRectF(x + box[0] * s, 4 + box[1] * s, (box[2] - box[0]) * s, (box[3] - box[1]) * s))
+            p.setPen(QColor(40, 40, 40))
+            label = f"{k}" + (f"  box {round(box[2] - box[0])}x{round(box[3] - box[1])}" if box else "")
+            p.drawText(QRectF(x, 6 + THUMB_HEIGHT, tw, 16), Qt.AlignmentFlag.AlignCenter, label)
+        p.end()
+
+
+class ModelsEyePanel(QWidget):
+    """Policy picker, what it gives (n of N frames at W x H, target in k), and the contact sheet."""
+
+    policyChanged = pyqtSignal(str)          # the policy text, when the user picks or types another
+
+    def __init__(self, state: InspectorState, jobs: Jobs, slider=None, policy: str | None = None):
+        super().__init__()
+        self.state, self.jobs, self.slider = state, jobs, slider
+        self.policy = QComboBox(editable=True)
+        self.policy.addItems(POLICIES)
+        self.policy.setCurrentText(policy or POLICIES[0])
+        self.policy.setToolTip("The model's frame sampling: uniform:N[,vlmevalkit], fps:F[,max:N], all; "
+                               "@SIDE or @WxH for its input resolution (docs/frames.md)")
+        self.policy.lineEdit().editingFinished.connect(self._policy_edited)
+        self.policy.activated.connect(lambda _i: self._policy_edited())
+        self._last_policy = self.policy_text()
+        self.status = QLabel("")
+        self.status.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Frames"))
+        top.addWidget(self.policy)
+        top.addWidget(self.status, 1)
+        self.sheet = _Sheet()
+        self.scroll = scroll = QScrollArea()
+        scroll.setWidget(self.sheet)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(scroll, 1)
+        state.events.question.connect(self.refresh)
+        state.events.session.connect(self.refresh)
+
+    def policy_text(self) -> str:
+        return self.policy.currentText().strip()
+
+    def _policy_edited(self) -> None:
+        self.refresh()
+        if self.policy_text() != self._last_policy:
+            self._last_policy = self.policy_text()
+            self.policyChanged.emit(self._last_policy)
+
+    def _show(self, sheet, why: str = "") -> None:
+        self.sheet.set_sheet(sheet)
+        if self.slider is not None:
+            self.slider.set_sampled(sheet.sampled if sheet is not None else ())
+        if sheet is None:
+            self.status.setText(why)
+            return
+        w, h = sheet.size
+        first = next((k for k in sheet.shown if k in set(sheet.target or ())), None)
+        x = self.sheet.thumb_x(first) if first is not None else None
+        if x is not None:                    # the first sampled frame that shows the target, in view
+            self.scroll.ensureVisible(x, 0, self.sheet._thumb_width() + 40, 0)
+        k = sheet.k
+        seen = "" if k is None else (f"; target in {k} of the {len(sheet.sampled)} sampled frames"
+                                     + (" (the model never saw it)" if k == 0 else ""))
+        self.status.setText(f"{len(sheet.sampled)} of {sheet.n_frames} frames at {w}x{h}{seen}"
+                            + (f"  ({sheet.note})" if sheet.note else ""))
+
+    def refresh(self) -> None:
+        q = self.state.current
+        path = video_path(q) if q is not None else None
+        if path is None:
+            self._show(None, "this question has no video" if q is not None else "")
+            return
+        from ..render.frames_scan import model_sheet
+        self.status.setText("reading frames…")
+        self.jobs.submit(model_sheet, path, self.policy_text(), marked_in_video(q),
+                         lane="models_eye", scope="question", with_progress=True, label="the model's eye",
+                         done=self._show, failed=lambda msg: self._show(None, msg))
