@@ -8,7 +8,7 @@ built when first looked at.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -121,6 +121,14 @@ class QuestionList(Sequence):
             q = self._built[i] = self._build(i)
         return q
 
+    def passing(self) -> Iterator[Question]:
+        """Every question in order, those not built yet built for the moment and not kept, so that a
+        pass over a training-set release (the audit, `score --per-sample`) holds one at a time."""
+        built, build = self._built, self._build
+        for i in range(len(built)):
+            q = built[i]
+            yield build(i) if q is None else q
+
 
 @dataclass
 class Release:
@@ -156,6 +164,11 @@ class Release:
 
     def __len__(self) -> int:
         return len(self.uids)
+
+    def each_question(self) -> Iterator[Question]:
+        """The questions in order, without keeping those not built yet (QuestionList.passing)."""
+        q = self.questions
+        return q.passing() if isinstance(q, QuestionList) else iter(q)
 
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)
