@@ -105,3 +105,85 @@ def test_atomic_text_counts_what_it_escapes(tmp_path):
     assert out.read_text(encoding="utf-8") == "plain é ✓ 😀\n"
     assert atomic.atomic_write_text(out, "a\ud800b\udc00") == 2
     assert out.read_bytes() == b"a\\ud800b\\udc00"
+
+
+@pytest.fixture(scope="module")
+def six_audit():
+    """The audit of the six published samples (findings of several checks, details of every shape)."""
+    from published_samples import FIXTURES
+
+    from viewer.core.audit import run_audit
+    from viewer.render.audit_images import SceneImages
+    from viewer.render.visibility import SceneVisibility
+    session = open_session(FIXTURES, [])
+    report = run_audit(session.release, session.results, workers=1, visibility=SceneVisibility, images=SceneImages)
+    assert len(report.findings) >= 3
+    return report
+
+
+@pytest.mark.parametrize("per_block", [1, 2, 1024])
+def test_audit_json_in_blocks_is_the_whole_document(six_audit, per_block):
+    whole = json.dumps(six_audit.to_json(), indent=1, ensure_ascii=False, allow_nan=False)
+    blocks = list(six_audit.json_blocks(per_block))
+    assert "".join(blocks) == whole
+    findings = len(six_audit.listed())
+    assert len(blocks) == 3 + -(-findings // per_block)         # head, the blocks of findings, tail, summary
+
+
+def test_audit_json_of_no_findings(six_audit):
+    from viewer.core.audit.types import AuditReport
+    empty = AuditReport([], six_audit.tally, six_audit.checks)
+    assert "".join(empty.json_blocks()) == json.dumps(empty.to_json(), indent=1, ensure_ascii=False)
+
+
+def test_audit_cli_json_is_the_whole_document_on_the_demo(demo_predictions, capsys):
+    from viewer.core.audit import run_audit
+    from viewer.render.audit_images import SceneImages
+    from viewer.render.visibility import SceneVisibility
+    assert main(["audit", str(DEMO), "-p", *map(str, demo_predictions), "--json", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    session = open_session(DEMO, demo_predictions)
+    report = run_audit(session.release, session.results, workers=1, visibility=SceneVisibility, images=SceneImages)
+    assert out == json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    assert json.loads(out)["findings"]
+
+
+def test_a_session_scores_each_file_before_reading_the_next(demo_predictions, monkeypatch):
+    """22 models x 200,000 answers held at once cost a gigabyte: each file's answers go once it is scored."""
+    import gc
+    import weakref
+
+    from viewer.core import session as session_module
+    read, alive_at_each_read = [], []
+    load = session_module.load_predictions
+
+    def loading(path):
+        gc.collect()
+        alive_at_each_read.append(sum(ref() is not None for ref in read))
+        sets = load(path)
+        read.extend(weakref.ref(s) for s in sets)
+        return sets
+    monkeypatch.setattr(session_module, "load_predictions", loading)
+    session = open_session(DEMO, demo_predictions)
+    assert len(session.results) == len(demo_predictions)
+    assert alive_at_each_read == [0] * len(demo_predictions)
+
+
+def test_scoring_as_read_gives_what_reading_all_first_gives(demo_predictions, tmp_path, monkeypatch):
+    """Same models, names, results and diagnostics, in the same order, whether the files are scored as
+    read (a benchmark that does not merge files) or all read first: duplicates renamed, an unreadable
+    file and one that matches nothing said where they were."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("garbage{\n")
+    stranger = tmp_path / "stranger.jsonl"
+    stranger.write_text(json.dumps({"uid": "no-such-question", "prediction": "1"}) + "\n")
+    files = [demo_predictions[0], bad, stranger, *demo_predictions, demo_predictions[0]]
+    streamed = open_session(DEMO, files)
+    monkeypatch.setattr(type(streamed.release.benchmark), "merges_predictions", True)
+    whole = open_session(DEMO, files)
+    assert [r.model for r in streamed.results] == [r.model for r in whole.results]
+    assert [r.model for r in streamed.results][-1].endswith("(3)")
+    assert [str(d) for d in streamed.diagnostics] == [str(d) for d in whole.diagnostics]
+    assert streamed.leaderboard() == whole.leaderboard()
+    assert any(d.code == "prediction.no_match" for d in streamed.diagnostics)
+    assert any(d.code == "prediction.unreadable" for d in streamed.diagnostics)

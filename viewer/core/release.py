@@ -121,6 +121,11 @@ class QuestionList(Sequence):
             q = self._built[i] = self._build(i)
         return q
 
+    def peek(self, i: int) -> Question:
+        """Question i, built for the moment and not kept when it is not built yet."""
+        q = self._built[i]
+        return self._build(i) if q is None else q
+
     def passing(self) -> Iterator[Question]:
         """Every question in order, those not built yet built for the moment and not kept, so that a
         pass over a training-set release (the audit, `score --per-sample`) holds one at a time."""
@@ -169,6 +174,11 @@ class Release:
         """The questions in order, without keeping those not built yet (QuestionList.passing)."""
         q = self.questions
         return q.passing() if isinstance(q, QuestionList) else iter(q)
+
+    def question_for_now(self, i: int) -> Question:
+        """Question i, not kept by the release when it was not built yet (QuestionList.peek)."""
+        q = self.questions
+        return q.peek(i) if isinstance(q, QuestionList) else q[i]
 
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)
