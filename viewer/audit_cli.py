@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from .cli_args import (
@@ -86,7 +85,8 @@ def cmd_audit(argv: list[str]) -> int:
             executor.close()
     print_problems(sorted(set(report.problems)), PROBLEMS_SHOWN)
     if args.json:
-        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+        _write_blocks(sys.stdout, report.json_blocks())
+        print()
     else:
         print(format_report(report, limit=None if args.all else FINDINGS_SHOWN))
     failing = fails_on(report, args.fail_on)
@@ -94,6 +94,23 @@ def cmd_audit(argv: list[str]) -> int:
         print(f"gst-viewer: {failing} findings at or above --fail-on {args.fail_on}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _write_blocks(stream, blocks) -> None:
+    """Text written a piece at a time (a 200,000-question audit's JSON is never one string). A lone
+    surrogate (a JSON "\\ud800" in a question file) is written as that escape, which the JSON reads back
+    as the same text (core/atomic.TextSink), and said on stderr."""
+    escaped = 0
+    for text in blocks:
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:
+            escaped += sum(1 for c in text if "\ud800" <= c <= "\udfff")
+            stream.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    if escaped:
+        from .core.atomic import surrogate_note
+        stream.flush()
+        print(surrogate_note("standard output", escaped), file=sys.stderr)
 
 
 FAIL_LEVELS = {"error": ("error",), "warning": ("error", "warning"), "never": ()}

@@ -20,7 +20,7 @@ import os
 import threading
 import uuid
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .core.diagnostics import UserError
 from .core.executors import Executor, LocalExecutor
@@ -65,8 +65,9 @@ class DaskExecutor:
                                             processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.cluster, set_as_default=False)
 
-    def map_unordered(self, fn: Callable, jobs: list[tuple], keys: list[str]) -> Iterator[tuple[str, Any]]:
+    def map_unordered(self, fn: Callable, jobs: Iterable[tuple], keys: list[str]) -> Iterator[tuple[str, Any]]:
         from distributed import as_completed
+        jobs = list(jobs)                    # the graph is sent at once
         run = uuid.uuid4().hex[:8]
         task_keys = [f"gst-{getattr(fn, '__name__', 'job')}-{run}-{k}-{i}" for i, k in enumerate(keys)]
         with warnings.catch_warnings():

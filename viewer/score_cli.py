@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -217,32 +216,18 @@ def format_settings_table(models: dict) -> str:
 
 
 def _write_per_sample(session, path: Path) -> None:
-    """One JSON line per (model, question), typed as docs/per-sample.schema.json says: truth and
-    prediction as their kind writes them in JSON (numbers, [x, y], letters), raw texts beside them."""
-    from .core.answers import is_scored
-    from .core.atomic import atomic_write_text
-    release = session.release
-    out = []
-    for r in session.results:
-        for i, q in enumerate(release.questions):
-            kind = q.kind
-            status = r.status[i]
-            out.append(json.dumps({
-                "model": r.model, "uid": q.uid,
-                "column": q.column.key if q.column else None,
-                "kind": kind.name if kind else None,
-                "ground_truth": kind.json_value(q.truth.value) if kind and q.truth.ok else None,
-                "ground_truth_raw": q.answer_raw,
-                "prediction": kind.json_value(r.parsed(release, i)) if kind and is_scored(status) else None,
-                "prediction_raw": r.raw[i], "status": status, "profile": r.profile,
-                "error": _num(r.error[i]), "score": _num(r.score[i]),
-            }, ensure_ascii=False))
+    """One JSON line per (model, question) (core/per_sample.py), written a block at a time, atomically."""
+    from .core.atomic import atomic_text, surrogate_note
+    from .core.per_sample import per_sample_blocks
     try:
-        atomic_write_text(path, "\n".join(out) + "\n")
+        with atomic_text(path) as out:
+            wrote = False
+            for text in per_sample_blocks(session.release, session.results):
+                out.write(text)
+                wrote = True
+            if not wrote:
+                out.write("\n")           # as the file always read with no line: one newline
     except OSError as e:
         raise UserError(f"{path}: cannot write ({e.strerror or e})") from None
-
-
-def _num(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
+    if out.escaped:
+        print(surrogate_note(path, out.escaped), file=sys.stderr)

@@ -8,7 +8,7 @@ built when first looked at.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -121,6 +121,19 @@ class QuestionList(Sequence):
             q = self._built[i] = self._build(i)
         return q
 
+    def peek(self, i: int) -> Question:
+        """Question i, built for the moment and not kept when it is not built yet."""
+        q = self._built[i]
+        return self._build(i) if q is None else q
+
+    def passing(self) -> Iterator[Question]:
+        """Every question in order, those not built yet built for the moment and not kept, so that a
+        pass over a training-set release (the audit, `score --per-sample`) holds one at a time."""
+        built, build = self._built, self._build
+        for i in range(len(built)):
+            q = built[i]
+            yield build(i) if q is None else q
+
 
 @dataclass
 class Release:
@@ -156,6 +169,16 @@ class Release:
 
     def __len__(self) -> int:
         return len(self.uids)
+
+    def each_question(self) -> Iterator[Question]:
+        """The questions in order, without keeping those not built yet (QuestionList.passing)."""
+        q = self.questions
+        return q.passing() if isinstance(q, QuestionList) else iter(q)
+
+    def question_for_now(self, i: int) -> Question:
+        """Question i, not kept by the release when it was not built yet (QuestionList.peek)."""
+        q = self.questions
+        return q.peek(i) if isinstance(q, QuestionList) else q[i]
 
     def get(self, uid: str) -> Question | None:
         i = self.index.get(uid)

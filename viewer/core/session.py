@@ -62,17 +62,45 @@ class Session:
         results = [evaluate(self.release, s, self.parse_cache, self.profile) for s in sets]
         return [r for r in results if not r.unmatched], errors + [unmatched_message(r) for r in results if r.unmatched]
 
-    def add_prediction_set(self, s: PredictionSet) -> ModelResult | None:
-        """Score a set and add it; None (with one error said) when none of its answers matches a question:
-        such a file is left out of the leaderboard rather than shown as a row of zeros."""
-        s.model = self._unique_name(s.model)
-        r = evaluate(self.release, s, self.parse_cache, self.profile)
+    def score_files_as_read(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None
+                            ) -> tuple[list[ModelResult], list[str]]:
+        """Each file read and its sets scored (`score_set`) before the next is read, so that only one file's
+        answers are held beside the results (22 files of 200,000 answers held together cost a gigabyte).
+        The results in file order, not added yet (`add_scored`), and the message of each file that could
+        not be read. Only for a benchmark that does not merge sets across files (merges_predictions)."""
+        results: list[ModelResult] = []
+        errors: list[str] = []
+        for k, p in enumerate(paths):
+            try:
+                sets = load_predictions(p)
+            except UserError as e:
+                errors.append(str(e))
+            else:
+                while sets:
+                    results.append(self.score_set(sets.pop(0), [r.model for r in results if not r.unmatched]))
+            if progress:
+                progress(k + 1, len(paths))
+        return results, errors
+
+    def score_set(self, s: PredictionSet, coming: list[str] = ()) -> ModelResult:
+        """A set scored under the session's profile and named apart from the session's models and from
+        `coming` (those to be added before it), not added."""
+        s.model = self._unique_name(s.model, coming)
+        return evaluate(self.release, s, self.parse_cache, self.profile)
+
+    def add_scored(self, r: ModelResult) -> ModelResult | None:
+        """Add a result of `score_set`; None (with one error said) when none of its answers matches a
+        question: such a file is left out of the leaderboard rather than shown as a row of zeros."""
         if r.unmatched:
             self.diagnostics.error(unmatched_message(r), code="prediction.no_match")
             return None
         self.results.append(r)
         self.diagnostics.extend(r.diagnostics)
         return r
+
+    def add_prediction_set(self, s: PredictionSet) -> ModelResult | None:
+        """Score a set and add it (`add_scored`)."""
+        return self.add_scored(self.score_set(s))
 
     def add_result(self, r: ModelResult) -> ModelResult:
         """Add a result scored elsewhere (the window scores on a worker thread)."""
@@ -101,8 +129,8 @@ class Session:
             self._random_row = random_baseline(self.release)
         return self._random_row
 
-    def _unique_name(self, name: str) -> str:
-        taken = set(self.models)
+    def _unique_name(self, name: str, coming: list[str] = ()) -> str:
+        taken = set(self.models) | set(coming)
         if name not in taken:
             return name
         k = 2
@@ -128,9 +156,15 @@ def open_session(release_path: str | Path, prediction_paths: list[str | Path] = 
     release.benchmark = release.benchmark.with_variant(scoring_variant)
     session = Session(release, profile=profile)
     session.diagnostics.extend(release.diagnostics)
-    sets, errors = session.read_prediction_files(list(prediction_paths), progress)
+    if release.benchmark.merges_predictions:
+        sets, errors = session.read_prediction_files(list(prediction_paths), progress)
+        results = []
+        for s in sets:
+            results.append(session.score_set(s, [r.model for r in results if not r.unmatched]))
+    else:
+        results, errors = session.score_files_as_read(list(prediction_paths), progress)
     for e in errors:
         session.diagnostics.error(e, code="prediction.unreadable")
-    for s in sets:
-        session.add_prediction_set(s)
+    for r in results:
+        session.add_scored(r)
     return session

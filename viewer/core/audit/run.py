@@ -52,8 +52,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     started = time.perf_counter()
     selected = CHECKS.select(checks)
     tally = Tally([c.id for c in selected])
-    questions = list(release.questions)
-    total = len(questions)
+    total = len(release)
     if progress:
         progress(0, total)
     findings: list[Finding] = []
@@ -64,7 +63,7 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
     for c in selected:
         if c not in chosen:
             why = not_applicable(c, release.benchmark)
-            for _ in questions:
+            for _ in range(total):
                 tally.skip(c.id, why)
     if len(chosen) < len(selected):
         n_out, title = len(selected) - len(chosen), release.benchmark.title
@@ -72,36 +71,42 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
                                    "and are skipped")
         problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
+    # Each question's scene, in one pass that keeps no question: a scene's questions are built when its
+    # job is handed to a worker, and let go with it.
+    scene_of: dict[str, str] = {}
+    by_scene: dict[str, list[int]] = {}
+    for i, q in enumerate(release.each_question()):
+        scene_of[q.uid] = q.scene
+        by_scene.setdefault(q.scene, []).append(i)
     scene_checks = [c for c in chosen if c.in_scene_stage]
     if scene_checks:
-        by_scene: dict[str, list] = {}
-        for q in questions:
-            by_scene.setdefault(q.scene, []).append(q)
         order = sorted(by_scene, key=natural_key)
-        parts: dict[str, SceneAudit] = {}
-        done = 0
-        for sid, part in _run_scene_stage(str(release.root), by_scene, order, scene_checks, visibility, images,
+        waiting: dict[str, SceneAudit] = {}
+        merged = done = 0
+        for sid, part in _run_scene_stage(release, by_scene, order, scene_checks, visibility, images,
                                           workers, executor, frame_chunk):
-            parts[sid] = part
+            waiting[sid] = part
             done += len(by_scene[sid])
             if progress:
                 progress(done, total)
-        for sid in order:              # scene order, however the workers finished
-            part = parts[sid]
-            findings += part.findings
-            tally.merge(part.tally)
-            for check_id, items in part.evidence.items():
-                gathered.setdefault(check_id, []).extend(items)
-            problems += part.problems
-            rays += part.rays_cast
-            covered += part.rays_covered
+            # Taken in scene order, however the workers finish, and let go once taken.
+            while merged < len(order) and order[merged] in waiting:
+                part = waiting.pop(order[merged])
+                merged += 1
+                findings += part.findings
+                tally.merge(part.tally)
+                for check_id, items in part.evidence.items():
+                    gathered.setdefault(check_id, []).extend(items)
+                problems += part.problems
+                rays += part.rays_cast
+                covered += part.rays_covered
+    del by_scene
     audit = ReleaseAuditor(release, list(results), findings, tally, gathered, videos=videos)
     for c in chosen:
         findings += c.check_release(audit)
     if progress:
         progress(total, total)
     rank = {c.id: k for k, c in enumerate(selected)}
-    scene_of = {q.uid: q.scene for q in questions}
     findings.sort(key=lambda f: (f.uid is not None, natural_key(scene_of.get(f.uid or "", "")),
                                  f.uid or "", rank[f.check]))
     return AuditReport(findings, tally, [c.id for c in selected], problems, rays, time.perf_counter() - started,
@@ -165,24 +170,28 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
                       pending=auditor.pending, casts=auditor.casts if auditor.pending else {}, chunks=auditor.chunks)
 
 
-def _run_scene_stage(root: str, by_scene: dict[str, list], order: list[str], checks: list[Check],
+def _run_scene_stage(release: Release, by_scene: dict[str, list[int]], order: list[str], checks: list[Check],
                      visibility: VisibilityFactory | None, images: ImageSourceFactory | None,
                      workers: int | None, executor: Executor | None, frame_chunk: int | None):
     """(scene id, SceneAudit) per scene, as scenes finish.
 
-    One job per scene; a scene whose video casts span more than `frame_chunk` sampled frames takes three
+    One job per scene (its questions built as the executor takes the job: `by_scene` holds their
+    indices); a scene whose video casts span more than `frame_chunk` sampled frames takes three
     rounds: its job audits it, leaving those casts pending; then one job per chunk of frames casts that
     chunk (with what the first job cast, so nothing is cast twice); then a last job runs its visibility
     checks on the chunks put together, and their results replace the first job's. A frame that shows the
     target ends the cast in its chunk only, and a target flagged unseen was cast on every frame in every
     chunk, so the findings are those of the unsplit cast.
     """
+    root = str(release.root)
     if executor is None:
-        n_questions = sum(len(qs) for qs in by_scene.values())
         if workers is None:
-            workers = min(os.cpu_count() or 1, len(order)) if n_questions >= PARALLEL_MIN_QUESTIONS else 1
+            workers = min(os.cpu_count() or 1, len(order)) if len(release) >= PARALLEL_MIN_QUESTIONS else 1
         executor = LocalExecutor(workers)
-    jobs = [(root, sid, by_scene[sid], checks, visibility, images, frame_chunk) for sid in order]
+
+    def questions(sid: str) -> list:
+        return [release.question_for_now(i) for i in by_scene[sid]]
+    jobs = ((root, sid, questions(sid), checks, visibility, images, frame_chunk) for sid in order)
     first: dict[str, SceneAudit] = {}
     for sid, part in executor.map_unordered(audit_scene, jobs, order):
         if part.pending:
@@ -197,7 +206,8 @@ def _run_scene_stage(root: str, by_scene: dict[str, list], order: list[str], che
     for sid in long_scenes:
         n_chunks = max(-(-n // frame_chunk) for n in first[sid].pending.values())
         for k in range(n_chunks):
-            chunk_jobs.append((root, sid, by_scene[sid], casting, visibility, None, frame_chunk, k, first[sid].casts))
+            chunk_jobs.append((root, sid, questions(sid), casting, visibility, None, frame_chunk, k,
+                               first[sid].casts))
             chunk_keys.append(f"{sid}#{k}")
     by_chunk: dict[str, SceneAudit] = dict(executor.map_unordered(audit_scene, chunk_jobs, chunk_keys))
     last_jobs = []
@@ -207,7 +217,7 @@ def _run_scene_stage(root: str, by_scene: dict[str, list], order: list[str], che
         for key in first[sid].pending:
             counts = [c.chunks[key] for c in chunks if key in c.chunks]
             merged[key] = (np.concatenate([n for n, _ in counts]), counts[0][1])
-        last_jobs.append((root, sid, by_scene[sid], casting, visibility, None, None, None, merged))
+        last_jobs.append((root, sid, questions(sid), casting, visibility, None, None, None, merged))
         first[sid].rays_cast += sum(c.rays_cast for c in chunks)
         first[sid].rays_covered += sum(c.rays_covered for c in chunks)
     for sid, last in executor.map_unordered(audit_scene, last_jobs, long_scenes):

@@ -5,9 +5,10 @@ matching columns of whatever benchmark the release is.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..column import ANY_COLUMN, Columns
 
@@ -135,6 +136,24 @@ class AuditReport:
 
     def to_json(self) -> dict:
         return {"findings": [f.to_json() for f in listed(self.findings)], "summary": self.summary()}
+
+    def json_blocks(self, per_block: int = 1024) -> Iterator[str]:
+        """`json.dumps(self.to_json(), indent=1, ensure_ascii=False, allow_nan=False)` in pieces of up to
+        `per_block` findings, each finding made when its block is: the whole document of a 200,000-question
+        release (its dicts, and the million small strings the indenting encoder joins) is never held."""
+        encode = json.JSONEncoder(indent=1, ensure_ascii=False, allow_nan=False).encode
+        findings = listed(self.findings)
+        if not findings:
+            yield '{\n "findings": [],\n "summary": '
+        else:
+            # A finding encoded alone, re-indented to its depth in the document (two levels): JSON strings
+            # hold no raw newline, so every newline is the encoder's.
+            yield '{\n "findings": [\n  '
+            for k in range(0, len(findings), per_block):
+                part = ",\n".join(encode(f.to_json()) for f in findings[k:k + per_block])
+                yield ("" if k == 0 else ",\n  ") + part.replace("\n", "\n  ")
+            yield '\n ],\n "summary": '
+        yield encode(self.summary()).replace("\n", "\n ") + "\n}"
 
     def listed(self) -> list[Finding]:
         """The findings as the table, the JSON and the audit dock list them (`listed`)."""

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -235,6 +236,10 @@ class Benchmark:
     def prepare_predictions(self, release, preds):
         """Predictions keyed as this benchmark's files key them, re-keyed by uid (default: as they are)."""
         return preds
+
+    # Whether merge_predictions makes several files' sets one: then a session reads every file before it
+    # scores any; otherwise it scores each file as it is read and lets its answers go (open_session).
+    merges_predictions: ClassVar[bool] = False
 
     def merge_predictions(self, sets: list) -> list:
         """The prediction sets of a session, with those that are one model's answers split over several

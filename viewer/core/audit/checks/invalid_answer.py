@@ -12,7 +12,7 @@ class InvalidAnswer(Check):
         out = []
         bench = audit.release.benchmark
         unknown = f"task is not one of the {len(bench.columns)} {bench.title} tasks"
-        for q in audit.release.questions:
+        for q in audit.release.each_question():
             if q.column is None:
                 audit.tally.skip(self.id, unknown)
                 continue

@@ -20,7 +20,7 @@ class LocalVideoInPrompt(Check):
             return []
         out = []
         for i in range(len(release)):
-            q = release.questions[i] if release.setting[i] > 0 else None
+            q = release.question_for_now(i) if release.setting[i] > 0 else None
             if q is None or q.setting not in (LOCAL_IMAGE, LOCAL_VIDEO) or q.column is None \
                     or not self.columns.matches(q.column):
                 continue

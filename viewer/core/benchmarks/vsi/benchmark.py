@@ -107,6 +107,8 @@ class VsiBenchmark(Benchmark):
         from .release import owns_record
         return owns_record(record)
 
+    merges_predictions = True            # a model's per-scene response files are one set
+
     def merge_predictions(self, sets: list) -> list:
         return merge_scene_responses(sets)
 

@@ -119,7 +119,7 @@ class MetaInfoCheck(Check):
     def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
         library = meta_info_of(audit)
         out = []
-        for q in audit.release.questions:
+        for q in audit.release.each_question():
             if not self.columns.matches(q.column):
                 continue
             objects = library.scene(q.scene)
@@ -350,7 +350,7 @@ class MetaInfoCoverage(Check):
 
     def check_release(self, audit: ReleaseAuditor) -> list[Finding]:
         library = meta_info_of(audit)
-        scenes = {q.scene for q in audit.release.questions if self.columns.matches(q.column)}
+        scenes = {q.scene for q in audit.release.each_question() if self.columns.matches(q.column)}
         if not scenes:
             return []
         library.scenes()
