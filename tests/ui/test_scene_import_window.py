@@ -222,3 +222,18 @@ def test_import_dialog_aligns_a_georeferenced_walk_and_refuses_an_empty_import(q
     qtbot.waitUntil(lambda: "not imported" in dialog.status.text(), timeout=60000)
     assert "nothing to draw" in dialog.status.text() and "wrote no geometry at all" in dialog.status.text()
     assert not opened and state.geometry.scene.id == "Site"
+
+
+def test_the_3d_legend_says_a_target_size_was_estimated(tmp_path):
+    """As the map's legend: a target whose box came from `scale` x a typical size says so in 3D too."""
+    from viewer.core.overlays import scene_overlay_3d
+    from viewer.core.scene.model import QuestionGeometry
+    from viewer.core.scene.reader import read_scene_file
+    from viewer.ui.view3d import legend_html
+    folder = import_scene(ImportRequest(str(tmp_path / "Garden"),
+                                        omnigibson=str(DATA / "omnigibson/Fixture_garden_best.json"))).folder
+    scene = read_scene_file(folder / "scene.json", "Garden")
+    g = QuestionGeometry(scene, None, None, scene.instances["bench_aaaaaa_0"], None)
+    ov = scene_overlay_3d(None, None, [], g)
+    assert "target (size estimated)" in legend_html(ov, [], target_estimated=True)
+    assert "target (size estimated)" not in legend_html(ov, []) and "target" in legend_html(ov, [])

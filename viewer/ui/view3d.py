@@ -168,6 +168,7 @@ class View3DPanel(QWidget):
         self._mesh_scene_id: str | None = None
         self._bounds = (np.zeros(3), np.ones(3))
         self._frame = 0
+        self._target: str | None = None           # the question's target instance id
 
         self.reset_button = QToolButton(text="Reset view")
         self.top_button = QToolButton(text="Top-down")
@@ -203,8 +204,9 @@ class View3DPanel(QWidget):
     # ------------------------------------------------------------------ api
     def set_scene(self, scene, overlay: Overlay | None, message: str, target: str | None = None,
                   names: list[str] | None = None) -> None:
-        self.scene, self.overlay = scene, overlay
-        self.legend.setText(legend_html(overlay, names or []) if scene is not None else "")
+        self.scene, self.overlay, self._target = scene, overlay, target
+        if scene is None:
+            self.legend.setText("")
         if scene is None:
             self.message.setText(message or "No scene.")
             self.stack.setCurrentWidget(self.message)
@@ -332,6 +334,8 @@ class View3DPanel(QWidget):
         self._frame_item = None
         self._frustums = None
         ov = self.overlay
+        target = self.scene.instances.get(self._target) if self.scene is not None and self._target else None
+        self.legend.setText(legend_html(ov, names, target_estimated=target is not None and target.size_estimated))
         if ov is None:
             return
 
@@ -362,15 +366,17 @@ class View3DPanel(QWidget):
 _SHAPE_GLYPH = {"circle": "●", "square": "■", "triangle": "▲", "diamond": "◆"}
 
 
-def legend_html(ov: Overlay | None, names: list[str]) -> str:
-    """The 3D view's legend: truth, target and current view when drawn, then each model drawn, by name."""
+def legend_html(ov: Overlay | None, names: list[str], target_estimated: bool = False) -> str:
+    """The 3D view's legend: truth, target and current view when drawn, then each model drawn, by name.
+    `target_estimated`: the target's box size is a guess (an import had no extents), said as on the map."""
     if ov is None:
         return ""
     drawn = list(ov.drawn())
     roles = {item.role for item in drawn}
+    target = "target (size estimated)" if target_estimated else "target"
     # Each entry's mark and name kept on one line (&nbsp;) when the legend wraps.
     parts = [f"<span style='color:{c.name()}'>━</span>&nbsp;{text.replace(' ', '&nbsp;')}"
-             for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, "target"),
+             for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, target),
                                    (pr.VIEWPOINT, style.VIEWPOINT, "current view")) if role in roles]
     for m in sorted({item.model for item in drawn if item.role == pr.MODEL and item.model is not None}):
         name = names[m] if m < len(names) else f"model {m + 1}"
