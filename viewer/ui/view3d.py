@@ -207,7 +207,6 @@ class View3DPanel(QWidget):
         self.scene, self.overlay, self._target = scene, overlay, target
         if scene is None:
             self.legend.setText("")
-        if scene is None:
             self.message.setText(message or "No scene.")
             self.stack.setCurrentWidget(self.message)
             return
