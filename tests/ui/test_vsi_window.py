@@ -159,3 +159,37 @@ def test_the_real_meta_info_draws_the_questions_objects_in_the_window(make_inspe
     ov = sv.map_panel.view.overlay
     assert sorted(p.text for p in ov.of(pr.Label, pr.TARGET)) == objects
     assert len(ov.of(pr.Polygon, pr.TARGET)) == len(objects)
+
+
+def test_a_meta_info_finding_shows_the_objects_it_used_from_above(qtbot, make_inspector, tmp_path):
+    """A planted VSI-Bench count (bed: 2 stored as 4): choosing its finding in the Audit dock draws the
+    scene's beds from above, captioned with the stored and the recomputed count; then choosing a finding
+    of another check (or none with objects) replaces the picture rather than keeping the first."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from PyQt6.QtCore import QCoreApplication, QEvent
+    from PyQt6.QtWidgets import QLabel
+    from test_vsi_audit import _plant, _release
+    from ui_helpers import settle
+    root = _release(tmp_path, _plant)
+    window, state = make_inspector(root)
+    panel = window.audit.panel
+    window.audit.run()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=60000)
+    for check, words in (("vsi_count_mismatch", ("bed from above", "stored 4", "recomputed 2")),
+                         ("vsi_abs_distance_mismatch", ("lamp, nightstand from above", "stored 0.8")),
+                         ("vsi_count_mismatch", ("bed from above",))):
+        panel.set_filter(check=check)
+        panel.table.selectRow(0)
+        qtbot.waitUntil(lambda: not panel.evidence.isHidden(), timeout=30000)
+        settle(qtbot, window)                    # the previous finding's pictures are deleted later:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        captions = [w.text() for w in panel.evidence.findChildren(QLabel) if w.text()]
+        assert len(captions) == 1 and all(word in captions[0] for word in words), captions
+        pictures = [w.pixmap() for w in panel.evidence.findChildren(QLabel) if not w.pixmap().isNull()]
+        assert len(pictures) == 1
+        image = pictures[0].toImage()
+        # Not a blank canvas: the objects' footprints are drawn on it.
+        colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+        assert len(colours) > 3
+        assert state.uid == panel.visible_findings()[0].uid

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from PyQt6.QtCore import QObject, pyqtSignal
+import numpy as np
+from PyQt6.QtCore import QObject, QRectF, pyqtSignal
+from PyQt6.QtGui import QImage, QPainter
 
 from ..core.audit import AuditReport, run_audit
 from ..core.review.flags import FlagStore
@@ -22,6 +24,31 @@ from ..render.visibility import SceneVisibility
 from .audit_dock import AuditPanel
 from .flags_panel import FlagsPanel
 from .jobs import Jobs
+
+
+def objects_evidence(release, question, finding) -> list[tuple[str, np.ndarray]]:
+    """The question's objects drawn from above (its benchmark's `objects_overlay`), captioned with what the
+    finding stored and recomputed; [] when the benchmark draws no objects for it."""
+    from ..core.view.plan import MapCanvas  # painting modules: imported when a finding is chosen
+    from ..figures.canvas import qimage_to_rgb, rgb_to_qimage
+    from ..figures.map_painter import paint_map
+    from ..figures.theme import PAPER
+    overlay = release.benchmark.objects_overlay(release, question)
+    if overlay is None or not overlay.width or not overlay.height:
+        return []
+    canvas = MapCanvas(overlay.width, overlay.height)
+    image = rgb_to_qimage(canvas.image())
+    painted = QImage(image.width(), image.height(), QImage.Format.Format_RGB888)
+    p = QPainter(painted)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    paint_map(p, QRectF(0, 0, image.width(), image.height()), image, overlay, PAPER)
+    p.end()
+    d = finding.details
+    said = [f"{k} {d[k]:g}" for k in ("stored", "recomputed") if isinstance(d.get(k), (int, float))]
+    used = sorted({f"{o['category']}" for o in d["objects"] if isinstance(o, dict) and "category" in o})
+    caption = (f"{', '.join(used) or 'the objects'} from above (the scene's object boxes)"
+               + (f": {', '.join(said)}" if said else ""))
+    return [(caption, qimage_to_rgb(painted))]
 
 
 class AuditController(QObject):
@@ -58,11 +85,14 @@ class AuditController(QObject):
     def _render_evidence(self, finding) -> None:
         from ..render.evidence import CHECKS_WITH_PICTURES, finding_evidence
         session = self.state.session
-        if session is None or finding.uid is None or finding.code not in CHECKS_WITH_PICTURES:
+        question = session.release.get(finding.uid) if session is not None and finding.uid is not None else None
+        if question is not None and finding.details.get("objects"):
+            # A finding recomputed from the scene's object boxes (VSI-Bench's meta_info): those boxes, from above.
             self.jobs.cancel_lane("evidence")
+            self.panel.show_evidence(objects_evidence(session.release, question, finding))
             return
-        question = session.release.get(finding.uid)
-        if question is None:
+        if question is None or finding.code not in CHECKS_WITH_PICTURES:
+            self.jobs.cancel_lane("evidence")
             return
         self.jobs.submit(finding_evidence, self.state.release_path, question, finding, lane="evidence",
                          scope="session", label="rendering evidence", done=self.panel.show_evidence,
