@@ -135,3 +135,34 @@ def test_filter_by_reviewer_verdict(tmp_path):
     assert uids("any") == s.release.uids
     assert uids("ambiguous") == []
     store.close()
+
+
+def test_errors_of_different_units_sort_as_shares_of_their_tolerance(tmp_path):
+    """A map point 250 units off (83 % of 300) ranks above an angle 20° off (44 % of 45°), below a wrong choice;
+    a score sort breaks ties by that share, worst first; "error >" knows the unit only of one kind of column."""
+    from viewer.core.browse import error_unit
+    qs = [
+        {"task": "Object_Localization_Egocentric_Direction_visual", "uid": "a", "scene": "s", "answer": "0",
+         "texts": ["q"]},
+        {"task": "Self_Localization_Global_Position", "uid": "b", "scene": "s", "answer": "<point>100 100</point>",
+         "texts": ["q"]},
+        {"task": "Global_Structure_Understanding_Topdown_Selection_Easy", "uid": "c", "scene": "s", "answer": "C",
+         "texts": ["q"]},
+        {"task": "Object_Localization_Egocentric_Direction_visual", "uid": "d", "scene": "s", "answer": "0",
+         "texts": ["q"]},
+    ]
+    (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in qs))
+    p = tmp_path / "m.jsonl"
+    preds = {"a": "20", "b": "<point>350 100</point>", "c": "B", "d": "50"}
+    p.write_text("\n".join(json.dumps({"uid": k, "prediction": v}) for k, v in preds.items()))
+    s = open_session(tmp_path, [p])
+    ix = BrowseIndex(s.release)
+    rows = np.arange(4)
+    uids = lambda order: [s.release.questions[i].uid for i in order]
+    assert uids(ix.sort(rows, ("error", 0), True, s.results)) == ["d", "c", "b", "a"]    # 1.11, 1, .83, .44
+    # scores: d 0 and c 0 (the larger share first), b 0.4 (within 250 and 300), a 2/3 (within 30° and 45°)
+    assert uids(ix.sort(rows, ("score", 0), False, s.results)) == ["d", "c", "b", "a"]
+    assert uids(ix.sort(rows, ("score", 0), True, s.results)) == ["a", "b", "c", "d"]
+    assert error_unit(s.release, None) is None
+    angle = COLUMN_KEYS.index("ED_v")
+    assert error_unit(s.release, frozenset({angle})) == "°"

@@ -11,7 +11,7 @@ from viewer.core.board_export import export_board, tex_escape
 from viewer.core.browse import BrowseFilter, BrowseIndex
 from viewer.core.compare import comparison_mask, error_range_mask
 from viewer.core.review.views import ViewStore, resolve_view, view_document
-from viewer.core.timeline import frames_from_counts, nearest_frame, release_target_frames
+from viewer.core.timeline import frames_from_counts, nearest_frame, release_target_frames, target_frames
 
 
 def test_palette_is_colour_blind_safe_and_never_a_ui_colour():
@@ -170,6 +170,38 @@ def test_timeline_marks_from_the_release_and_from_a_ray_cast():
     view[0, 3] = 1.1
     assert nearest_frame(poses, view) == 2
     assert nearest_frame(poses, None) is None
+
+
+def test_target_frames_is_one_lookup_for_every_question_of_a_scene():
+    """Every question naming a target in a demo scene gets its frames, not only the scene's first; without
+    the release's frames the ray cast passed in is asked."""
+    from viewer.assets import assets_dir
+    from viewer.core.scene.model import link_question
+    from viewer.core.scene.sources import SceneLibrary
+    from viewer.core.session import open_session
+    demo = assets_dir() / "demo"
+    s = open_session(demo)
+    lib = SceneLibrary(demo)
+    found = 0
+    for q in s.release.questions:
+        g = link_question(q, lib.get(q.scene))
+        t = target_frames(q, g)
+        if q.target and g.video is not None and q.target in g.video.instances:
+            rec = g.video.instances[q.target]
+            assert t.frames == tuple(sorted(set(rec["appear_frames"]) | {rec["best_frame_idx"]})), q.uid
+            assert t.best == rec["best_frame_idx"] and t.source == "release"
+            found += 1
+        elif not q.target:
+            assert t is None
+    assert found >= 3 * 3 * 3
+    q = next(q for q in s.release.questions if q.target)
+    g = link_question(q, lib.get(q.scene))
+    g.video.instances = {}
+    asked = []
+    cast = lambda scene, video, target: asked.append(target) or release_target_frames(
+        {target: {"appear_frames": [7], "best_frame_idx": 7}}, target)
+    assert target_frames(q, g) is None
+    assert target_frames(q, g, cast).best == 7 and asked == [q.target]
 
 
 def test_uid_tail_tells_neighbours_apart():

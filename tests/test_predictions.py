@@ -107,3 +107,24 @@ def test_empty_or_unusable_file_is_a_user_error(tmp_path, content):
 def test_missing_file_is_a_user_error(tmp_path):
     with pytest.raises(UserError, match="no such prediction file"):
         load_predictions(tmp_path / "nope.jsonl")
+
+
+def test_name_equals_path_names_the_model(tmp_path):
+    from viewer.cli_args import check_prediction_args
+    from viewer.core.predictions import named_path
+    p = tmp_path / "samples_gst_uid.jsonl"
+    p.write_text(json.dumps({"uid": "a", "prediction": "1"}) + "\n")
+    assert named_path(p) == (None, p)
+    assert named_path(f"Qwen2.5-VL 7B={p}") == ("Qwen2.5-VL 7B", p)
+    [s] = load_predictions(f"Qwen2.5-VL 7B={p}")
+    assert s.model == "Qwen2.5-VL 7B"
+    assert load_predictions(p)[0].model != "Qwen2.5-VL 7B"          # unnamed: the name the file gives
+    odd = tmp_path / "run=3.jsonl"                    # a file whose own name has '=' is a file, not a name
+    odd.write_text(p.read_text())
+    assert named_path(odd) == (None, odd) and load_predictions(odd)[0].raw
+    # Several models in one file: NAME/model.
+    two = tmp_path / "two.jsonl"
+    two.write_text("\n".join(json.dumps({"uid": "a", "prediction": "1", "model": m}) for m in ("x", "y")) + "\n")
+    assert sorted(s.model for s in load_predictions(f"run1={two}")) == ["run1/x", "run1/y"]
+    with pytest.raises(UserError, match="no such prediction file"):
+        check_prediction_args([f"name={tmp_path / 'absent.jsonl'}"])

@@ -123,3 +123,15 @@ def test_presentation_stage_steps_within_its_stages():
     for _ in range(6):
         state.step_stage(+1)
     assert state.stage == "truth"
+
+
+def test_a_model_is_renamed_everywhere_unless_the_name_is_taken(session):
+    state = InspectorState()
+    state.open(session)
+    heard = []
+    state.events.models.connect(lambda models: heard.append(models))
+    assert state.rename_model(0, "  my   expert ") is None
+    assert state.models[0] == "my expert" == session.results[0].model and heard == [state.models]
+    assert "already called" in state.rename_model(1, "my expert")
+    assert state.rename_model(1, " ") == "a model needs a name"
+    assert state.rename_model(0, "my expert") is None and len(heard) == 1      # the same name: nothing heard

@@ -162,3 +162,29 @@ def test_audit_panel_shows_and_clears_evidence(qtbot):
     with qtbot.waitSignal(panel.findingSelected) as sig:
         panel.table.selectRow(0)
     assert sig.args[0].check == "gt_direction_mismatch" and panel.evidence.isHidden()
+
+
+def test_evidence_pictures_stay_readable_in_a_low_dock(qtbot):
+    """Five pictures in an 850 x 290 dock: each at least EVIDENCE_MIN high, side by side (scrolling), no
+    caption over another caption or a picture (issue 28: 60 px thumbnails with overlapping captions)."""
+    import numpy as np
+    from PyQt6.QtWidgets import QLabel
+    panel = AuditPanel()
+    qtbot.addWidget(panel)
+    panel.resize(850, 290)
+    panel.show()
+    panel.set_report(report())
+    panel.show_evidence([(f"option {c}: the map with the path drawn by the model ({c})",
+                          np.zeros((240, 320, 3), np.uint8)) for c in "ABCDE"])
+    qtbot.waitUntil(lambda: panel.evidence.isVisible())
+    labels = panel.evidence.findChildren(QLabel)
+    pictures = [w for w in labels if not w.pixmap().isNull()]
+    captions = [w for w in labels if w.text()]
+    assert len(pictures) == len(captions) == 5
+    assert all(w.pixmap().height() >= 120 for w in pictures)
+    boxes = [w.geometry() for w in pictures + captions]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.intersects(b), (a, b)
+    for c in captions:                                     # every caption's lines get their height
+        assert c.height() >= c.heightForWidth(c.width())

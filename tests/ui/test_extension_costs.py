@@ -102,7 +102,7 @@ def test_a_new_kind_draws_in_the_window_map(qtbot, room_question):
     view.set_overlay(ov, ["model A"])
     # The box (one outline), the label, and the cross as its two strokes.
     assert len(view._layer.childItems()) == 4
-    assert view._legend_shown == [("truth-star", "ground truth")]
+    assert view._legend_shown == [("truth-star", "ground truth"), ("model-0", "model A")]   # models named
 
 
 def test_a_new_kind_draws_in_a_figure(room_question):

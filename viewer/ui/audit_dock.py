@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from psygnal import evented
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, QRect, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QPixmap
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -195,9 +195,14 @@ class AuditPanel(QWidget):
             return
         # Pictures take the height the splitter can give under the details, between EVIDENCE_MIN and
         # EVIDENCE_HEIGHT; across, they scroll.
-        caption_height = 2 * self.fontMetrics().lineSpacing() + 8
-        room = self.split.height() - self.KEEP_FOR_DETAILS - caption_height
-        height = int(max(self.EVIDENCE_MIN, min(self.EVIDENCE_HEIGHT, room)))
+        # The captions' wrapped height at the pictures' widths decides how tall the pictures may be.
+        bar = self.evidence_scroll.horizontalScrollBar().sizeHint().height()
+        room = self.split.height() - self.KEEP_FOR_DETAILS - bar
+        height = self.EVIDENCE_HEIGHT
+        for _ in range(2):
+            caption_height = self._caption_height(items, height)
+            height = int(max(self.EVIDENCE_MIN, min(self.EVIDENCE_HEIGHT, room - caption_height)))
+        caption_height = self._caption_height(items, height)
         for caption, rgb in items:
             box = QVBoxLayout()
             picture = QLabel()
@@ -216,8 +221,19 @@ class AuditPanel(QWidget):
         self.evidence_row.addStretch(1)
         self.evidence.setVisible(True)
         self.evidence_scroll.setVisible(True)
-        total, wanted = sum(self.split.sizes()), height + caption_height + 8
+        total = sum(self.split.sizes())
+        wanted = height + caption_height + 8 + bar
         self.split.setSizes([max(total - wanted, self.KEEP_FOR_DETAILS), wanted])
+
+    def _caption_height(self, items, height: int) -> int:
+        """The tallest caption, wrapped to the width of its picture at `height`."""
+        fm = self.fontMetrics()
+        tallest = 0
+        for caption, rgb in items:
+            width = max(int(height * rgb.shape[1] / max(rgb.shape[0], 1)), self.EVIDENCE_MIN)
+            box = fm.boundingRect(QRect(0, 0, width, 10_000), int(Qt.TextFlag.TextWordWrap), caption)
+            tallest = max(tallest, box.height())
+        return tallest + 12
 
     def clear_evidence(self) -> None:
         while self.evidence_row.count():

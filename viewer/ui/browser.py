@@ -211,8 +211,9 @@ class BrowserPanel(QWidget):
             self.pattern_box.addItem("any setting pattern" if key == "any" else text.split(":")[0], key)
             self.pattern_box.setItemData(self.pattern_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
         # Long texts: the box must not widen the browser (the window's minimum width).
-        self.pattern_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.pattern_box.setMinimumContentsLength(6)
+        for box in (self.pattern_box, self.status_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(6)
         self.verdict_box = QComboBox(toolTip="Reviewer verdict (set in the Review panel)")
         for key, text in browse.VERDICT_FILTERS.items():
             self.verdict_box.addItem("any verdict" if key == "any" else text, key)

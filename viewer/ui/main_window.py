@@ -49,7 +49,8 @@ from .timeline import TimelineMarks
 MAX_RECENT = 8
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
-DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.34, "dock_audit": 0.42, "dock_problems": 0.2}
+BROWSER_SHARE = 0.35
+DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.3, "dock_audit": 0.36, "dock_problems": 0.2}
 PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
 RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
 
@@ -480,6 +481,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._settle_docks)
 
     def _settle_docks(self) -> None:
+        if not self._layout_restored:
+            # No remembered layout: the browser takes its share of this window's width (560 px at 1600),
+            # so that the map keeps room at 1280 x 800 too.
+            self.resizeDocks([self.browser_dock], [int(BROWSER_SHARE * self.width())], Qt.Orientation.Horizontal)
         self._docks_settled = True
         self._raised_bottom = next((d for d in self._bottom_docks if not d.isFloating() and d.isVisible()
                                     and not d.visibleRegion().isEmpty()), None)
@@ -491,8 +496,7 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1600, 1000)
         state = self.settings.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        self._layout_restored = isinstance(state, QByteArray) and self.restoreState(state)
         for sp in self.sample_view.splitters:
             sizes = self.settings.value(f"splitters/{sp.objectName()}")
             if isinstance(sizes, QByteArray):

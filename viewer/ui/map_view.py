@@ -84,8 +84,6 @@ class MapView(PlotWithLegend):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if hasattr(self, "legend"):
-            self.legend.setColumnCount(3 if self.width() > 560 else 2 if self.width() > 380 else 1)
         if not getattr(self, "_user_zoomed", True):     # pyqtgraph resizes during __init__
             self.reset_zoom()
 

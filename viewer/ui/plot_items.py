@@ -134,6 +134,9 @@ def arrowhead(tip, screen_direction, color: QColor, length: float = 15.0) -> QGr
     return item
 
 
+LEGEND_SAMPLE_ROOM = 44          # pixels of a legend entry besides its text: the sample and the spacing
+
+
 class PlotWithLegend(pg.GraphicsLayoutWidget):
     """A plot with its legend in a strip below it, so the legend never hides what is drawn.
 
@@ -155,6 +158,7 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         self.legend.setMaximumWidth(100000)
         self.ci.layout.setRowStretchFactor(0, 1)
         self.ci.layout.setRowStretchFactor(1, 0)
+        self._legend_beside = False
         self._layer: QGraphicsRectItem | None = None
         self._legend_samples: dict[str, object] = {}
         self._legend_shown: list[tuple[str, str]] = []
@@ -184,6 +188,38 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
                 sample = self._legend_samples[kind] = factory()
             self.legend.addItem(sample, text)
         self._legend_shown = shown
+        self.fit_legend()
+
+    def fit_legend(self) -> None:
+        """The legend where it leaves the plot the larger square (below it, or beside it when the widget is
+        wide and low), in as many columns as the width holds whole (up to 3): never a name cut off."""
+        labels = [label for _sample, label in self.legend.items]
+        if not labels:
+            return
+        entry = max(label.item.boundingRect().width() for label in labels) + LEGEND_SAMPLE_ROOM
+        line = max(label.item.boundingRect().height() for label in labels)
+        w, h, n = self.width(), self.height(), len(labels)
+        cols = max(1, min(3, int((w - 12) // entry)))
+        below = min(w, h - math.ceil(n / cols) * line)
+        beside = min(w - entry, h) if n * line <= h else -1
+        self._place_legend(beside > below)
+        cols = 1 if self._legend_beside else cols
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+
+    def _place_legend(self, beside: bool) -> None:
+        if beside == self._legend_beside:
+            return
+        self._legend_beside = beside
+        self.ci.removeItem(self.legend)
+        self.ci.addItem(self.legend, row=0 if beside else 1, col=1 if beside else 0)
+        self.ci.layout.setRowStretchFactor(0, 1)
+        self.ci.layout.setColumnStretchFactor(0, 1)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "legend"):              # pyqtgraph resizes during __init__
+            self.fit_legend()
 
 
 def line_sample(color: QColor, width: float = 3.0):

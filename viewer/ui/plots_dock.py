@@ -78,7 +78,7 @@ class PlotsPanel(QWidget):
         # The question shown is marked, and said so, in every plot.
         self.hist_now = pg.InfiniteLine(angle=90, pen=pg.mkPen(_HIGHLIGHT, width=3), label="shown",
                                         labelOpts={"position": 0.92, "color": _HIGHLIGHT_TEXT,
-                                                   "anchors": [(0, 0), (0, 0)]})
+                                                   "anchors": [(1, 0), (1, 0)]})
         self.hist_plot.addItem(self.hist_now)
         self.scatter_guide = pg.PlotDataItem(pen=pg.mkPen(style.TRUTH, width=1, style=Qt.PenStyle.DashLine))
         self.scatter_lines = pg.PlotDataItem(connect="pairs")
@@ -206,7 +206,8 @@ class PlotsPanel(QWidget):
         for what, data in (("histogram", self.histogram), ("scatter", self.scatter)):
             if data is not None and data.not_plotted:
                 notes.append(f"{what}: not drawn " + ", ".join(f"{n} {k}" for k, n in data.not_plotted.items()))
-        self.note.setText(f"{result.model} · {col.key} · {len(self._rows):,} questions"
+        self.note.setText(f"{result.model} · {col.key} · {len(self._rows):,} questions · "
+                          f"<span style='color:{_HIGHLIGHT_TEXT.name()}'>| ◯ ▼ the question shown</span>"
                           + ("; " + "; ".join(notes) if notes else ""))
         self._brush_binding.pull()
         self._highlight()
@@ -316,8 +317,7 @@ class PlotsPanel(QWidget):
             left = left + counts[:, g]
         self.status_plot.getAxis("left").setTicks([[(k, s.results[m].model[:16]) for k, m in enumerate(shown)]])
         self.status_plot.setTitle(" ".join(
-            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS)
-            + f" <span style='color:{_HIGHLIGHT.name()}'>▼</span>shown")
+            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS))
         self._status_models = shown
         self._status_counts = counts
         self.status_plot.setXRange(0, max(float(left.max()) if len(left) else 1.0, 1.0), padding=0.02)

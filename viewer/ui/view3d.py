@@ -191,6 +191,7 @@ class View3DPanel(QWidget):
     def set_scene(self, scene, overlay: Overlay | None, message: str, target: str | None = None,
                   names: list[str] | None = None) -> None:
         self.scene, self.overlay = scene, overlay
+        self.legend.setText(legend_html(overlay, names or []) if scene is not None else "")
         if scene is None:
             self.message.setText(message or "No scene.")
             self.stack.setCurrentWidget(self.message)
@@ -318,7 +319,6 @@ class View3DPanel(QWidget):
         self._frame_item = None
         self._frustums = None
         ov = self.overlay
-        self.legend.setText(legend_html(ov, names))
         if ov is None:
             return
 
@@ -355,11 +355,12 @@ def legend_html(ov: Overlay | None, names: list[str]) -> str:
         return ""
     drawn = list(ov.drawn())
     roles = {item.role for item in drawn}
-    parts = [f"<span style='color:{c.name()}'>━</span> {text}"
+    # Each entry's mark and name kept on one line (&nbsp;) when the legend wraps.
+    parts = [f"<span style='color:{c.name()}'>━</span>&nbsp;{text.replace(' ', '&nbsp;')}"
              for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, "target"),
                                    (pr.VIEWPOINT, style.VIEWPOINT, "current view")) if role in roles]
     for m in sorted({item.model for item in drawn if item.role == pr.MODEL and item.model is not None}):
         name = names[m] if m < len(names) else f"model {m + 1}"
-        parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span> "
-                     f"{html.escape(name)}")
+        parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span>"
+                     f"&nbsp;{html.escape(name).replace(' ', '&nbsp;')}")
     return " &nbsp; ".join(parts)

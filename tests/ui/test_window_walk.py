@@ -1,0 +1,273 @@
+"""The window right on every click (issue 28), walked as a model developer and a reviewer do on the demo at the
+README's size: every question forward and back with its target frames and B; every header sort and a click
+after it; every comparison filter; the models' names whole in headers and legends."""
+import json
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtTest import QTest
+from ui_helpers import settle
+
+from viewer.core.compare import COMPARISONS, NEEDS_B
+
+SIZE = (1600, 1000)
+DEMO_MODELS = ("noisy-expert", "random-guesser", "sign-flipper")
+
+
+@pytest.fixture
+def window(qtbot, inspect_demo):
+    win, state = inspect_demo(size=SIZE)
+    assert state.models == DEMO_MODELS
+    return win, state
+
+
+def known_frames(release_root, q):
+    """The target's frames as the scene file lists them (read here, not through the viewer)."""
+    if not q.target or not q.video_id:
+        return None
+    doc = json.loads((release_root / "scenes" / q.scene / "scene.json").read_text())
+    rec = doc["videos"].get(q.video_id, {}).get("instances", {}).get(q.target)
+    if not rec:
+        return None
+    frames = set(rec.get("appear_frames") or ())
+    if rec.get("best_frame_idx") is not None:
+        frames.add(rec["best_frame_idx"])
+    return tuple(sorted(frames)), rec.get("best_frame_idx")
+
+
+def action(win, key: str):
+    """The window's action on `key` (what pressing it does)."""
+    return next(a for a in win.actions() if a.shortcut().toString() == key)
+
+
+def check_target_frames(qtbot, win, state, root) -> bool:
+    """The shown question's scrubber marks, view tick and B; whether it has known target frames."""
+    q = state.current
+    slider = win.sample_view.player.slider
+    known = known_frames(root, q)
+    best_action = action(win, "B")
+    if known is None:
+        best_action.trigger()
+        assert "no frame of this video is known" in win.status_label.text(), q.uid
+        return False
+    frames, best = known
+    assert slider.seen == frames, q.uid
+    assert slider.best == best, q.uid
+    if state.geometry.viewpoint is not None:
+        assert slider.view_frame is not None, q.uid
+    win.show_status("something else")
+    best_action.trigger()
+    settle(qtbot, win)
+    assert state.frame == best, q.uid
+    assert win.status_label.text().startswith(f"frame {best + 1}:"), (q.uid, win.status_label.text())
+    qtbot.waitUntil(lambda: win.sample_view.player.current == best, timeout=10000)
+    return True
+
+
+def test_every_question_forward_and_back_has_its_target_frames_and_b(qtbot, window):
+    win, state = window
+    root = win.session.release.root
+    n = len(state.order)
+    assert n == len(win.session.release)
+    with_frames = []
+    for k in range(n):
+        if k:
+            action(win, "J").trigger()                             # the Go menu's "Next sample"
+        settle(qtbot, win)
+        assert state.question == int(state.order[k])
+        with_frames.append(check_target_frames(qtbot, win, state, root))
+    # Each scene has several questions with frames: the first of a scene is not the only one that works.
+    assert sum(with_frames) >= 3 * 3, sum(with_frames)
+    for k in range(n - 1, -1, -1):                                 # back again, to the first
+        if k < n - 1:
+            action(win, "K").trigger()
+        settle(qtbot, win)
+        assert state.question == int(state.order[k])
+        check_target_frames(qtbot, win, state, root)
+
+
+def highlighted_question(win) -> int:
+    table, model = win.browser.table, win.browser.model
+    idx = table.currentIndex()
+    assert idx.isValid()
+    rows = {i.row() for i in table.selectionModel().selectedRows()}
+    assert rows == {idx.row()}, "the selection is the current row"
+    return int(model.rows[idx.row()])
+
+
+def click_row(qtbot, win, row: int) -> None:
+    table = win.browser.table
+    idx = win.browser.model.index(row, 1)
+    table.scrollTo(idx)
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(idx).center())
+    settle(qtbot, win)
+
+
+def test_every_header_sort_keeps_the_shown_question_highlighted_and_a_click_shows_another(qtbot, window):
+    win, state = window
+    model, header = win.browser.model, win.browser.table.horizontalHeader()
+    click_row(qtbot, win, 5)
+    for col in range(model.columnCount()):
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            shown = state.question
+            header.setSortIndicator(col, order)                  # what a header click does
+            settle(qtbot, win)
+            assert state.question == shown, "sorting changes the order, not the question"
+            assert highlighted_question(win) == shown, (model.key_of_column(col), order)
+            assert list(state.order) == list(model.rows)
+            # Another row, clicked: it is shown and highlighted.
+            other = (model.position_of(shown) + 7) % len(model.rows)
+            click_row(qtbot, win, other)
+            assert state.question == int(model.rows[other]) == highlighted_question(win)
+    # Then a filter: the shown question stays highlighted, or the first listed is shown.
+    win.browser.column_box.setCurrentIndex(2)
+    settle(qtbot, win)
+    assert highlighted_question(win) == state.question
+
+
+def test_sorting_by_error_ranks_columns_of_different_units_by_their_tolerance(qtbot, window):
+    win, state = window
+    model, rel = win.browser.model, win.session.release
+    header = win.browser.table.horizontalHeader()
+    header.setSortIndicator(model.column_of(("error", 0)), Qt.SortOrder.DescendingOrder)
+    settle(qtbot, win)
+    r = win.session.results[0]
+    shares = []
+    for qi in model.rows:
+        kind = rel.questions[qi].kind
+        if r.error[qi] == r.error[qi]:                       # not NaN
+            shares.append(r.error[qi] / (kind.error_scale or 1.0))
+    assert shares == sorted(shares, reverse=True)
+    # Map points (errors in the hundreds) do not all rank above every angle any more.
+    kinds = [rel.questions[qi].kind.name for qi in model.rows[:len(shares)]]
+    first_angle = kinds.index("angle")
+    assert first_angle < max(k for k, name in enumerate(kinds) if name == "point")
+    # "error >" says its unit: mixed over every column, degrees on an angle column alone.
+    assert "mixed units" in win.compare_bar.error_min.suffix()
+    angle_column = next(k for k, c in enumerate(rel.benchmark.columns) if c.kind_name == "angle")
+    box = win.browser.column_box
+    box.setCurrentIndex(box.findData(angle_column))
+    settle(qtbot, win)
+    assert win.compare_bar.error_min.suffix() == "°"
+
+
+def test_each_comparison_puts_b_beside_a(qtbot, window):
+    win, state = window
+    model, box = win.browser.model, win.compare_bar.compare_box
+    b_box = win.compare_bar.b_box
+    for key in COMPARISONS:
+        box.setCurrentIndex(box.findData(key))
+        settle(qtbot, win)
+        if key in NEEDS_B:
+            b_box.setCurrentIndex(b_box.findData(2))              # the last model: B, not next to A unasked
+            settle(qtbot, win)
+        f = state.filter
+        assert f.compare == key
+        per_model = [model.key_of_column(c) for c in range(5, model.columnCount())]
+        owners = [m for _name, m in per_model]
+        assert owners[:3] == [f.model] * 3, "A's answer, error and score first"
+        if key in NEEDS_B:
+            assert f.model_b == 2
+            assert owners[3:6] == [f.model_b] * 3, (key, owners)
+            # Beside A on screen too: B's answer column starts where A's score column ends.
+            x = [win.browser.table.columnViewportPosition(c) for c in (7, 8)]
+            assert x[1] == x[0] + win.browser.table.columnWidth(7)
+        else:
+            assert owners == sorted(owners, key=lambda m: (m != f.model, m))
+    box.setCurrentIndex(box.findData("none"))
+    settle(qtbot, win)
+
+
+def _fits(fm, text: str, width: int) -> bool:
+    return fm.horizontalAdvance(text) <= width
+
+
+def _legend_labels(plot) -> list:
+    return [label for _sample, label in plot.legend.items]
+
+
+def assert_legend_whole(plot, names):
+    """Every model named in the plot's legend, in full, inside the widget."""
+    labels = _legend_labels(plot)
+    texts = [label.text for label in labels]
+    for name in names:
+        assert name in texts, (name, texts)
+    for label in labels:
+        box = label.item.mapRectToScene(label.item.boundingRect())
+        assert box.left() >= 0 and box.right() <= plot.width() + 0.5, (label.text, box, plot.width())
+        assert box.bottom() <= plot.height() + 0.5, (label.text, box, plot.height())
+
+
+def test_model_names_are_whole_in_headers_tables_and_legends(qtbot, window):
+    win, state = window
+    rel = win.session.release
+    header = win.browser.table.horizontalHeader()
+    fm = header.fontMetrics()
+    model = win.browser.model
+    named = 0
+    for col in range(model.columnCount()):
+        text = str(model.headerData(col, Qt.Orientation.Horizontal))
+        for line in text.split("\n"):
+            if line in DEMO_MODELS:
+                named += 1
+            assert _fits(fm, line, header.sectionSize(col)), (line, header.sectionSize(col))
+    assert named == len(DEMO_MODELS), "each model named once over its columns"
+
+    # A direction question: the dial, the map and the 3D legend name every model.
+    qi = next(i for i, q in enumerate(rel.questions) if q.kind is not None and q.kind.name == "angle")
+    state.question = qi
+    settle(qtbot, win)
+    answers = win.sample_view.answers
+    afm = answers.fontMetrics()
+    for m, name in enumerate(DEMO_MODELS):
+        item = answers.item(m, 0)
+        assert item.text().endswith(name)
+        assert _fits(afm, item.text(), answers.columnWidth(0) - 24), (name, answers.columnWidth(0))
+    assert_legend_whole(win.sample_view.charts["dial"], DEMO_MODELS)
+    assert_legend_whole(win.sample_view.map_panel.view, DEMO_MODELS)
+
+    win.sample_view.tabs.setCurrentIndex(1)
+    settle(qtbot, win)
+    legend = win.sample_view.view3d.legend
+    from PyQt6.QtGui import QTextDocument
+    doc = QTextDocument()
+    doc.setHtml(legend.text())
+    for name in DEMO_MODELS:
+        assert name in doc.toPlainText()
+    assert legend.heightForWidth(legend.width()) <= legend.height(), "wrapped, every line shown"
+    info = win.sample_view.view3d.info
+    assert not info.geometry().intersects(legend.geometry()), "the triangle count beside, not over, the legend"
+    win.sample_view.tabs.setCurrentIndex(0)
+
+    # The video's scrubber spans its pane.
+    player = win.sample_view.player
+    assert player.slider.width() >= 0.9 * player.width()
+
+
+def test_docks_get_room_and_keep_it_and_problems_say_none(qtbot, window, settings):
+    win, state = window
+    for dock, share in ((win.plots_dock, 0.27), (win.audit_dock, 0.33)):
+        dock.raise_()
+        qtbot.waitUntil(lambda d=dock, s=share: d.height() >= s * win.height(), timeout=5000)
+    win.board_dock.raise_()
+    qtbot.waitUntil(lambda: win.board_dock.height() < 0.3 * win.height(), timeout=5000)
+    win.problems_dock.raise_()
+    if win.problems.count() == 0:
+        assert win.problems.EMPTY == "No problems in the input."
+    win.save_layout()
+    heights = json.loads(settings.value("docks/heights"))
+    assert heights["dock_plots"] >= 0.27 * win.height() and heights["dock_audit"] >= 0.33 * win.height()
+
+
+def test_a_model_renamed_in_the_models_tab_is_renamed_everywhere(qtbot, window):
+    win, state = window
+    layers = win.layers
+    item = layers.item(1)
+    item.setText("baseline")
+    qtbot.waitUntil(lambda: state.models[1] == "baseline", timeout=5000)
+    assert win.session.results[1].model == "baseline"
+    model = win.browser.model
+    assert any("baseline" in str(model.headerData(c, Qt.Orientation.Horizontal)) for c in range(model.columnCount()))
+    layers.item(2).setText("baseline")                          # taken: refused, and said
+    qtbot.waitUntil(lambda: "already called" in win.status_label.text(), timeout=5000)
+    assert state.models[2] == "sign-flipper" and layers.item(2).text() == "sign-flipper"
