@@ -158,3 +158,11 @@ def test_ray_cast_agrees_with_the_metadata_and_stands_in_for_it(capsys, tmp_path
     semantic = [r for r in doc["models"]["policy"] if r["column"] and r["column"].endswith("_s")]
     assert len(semantic) == 6 and all(r["target_source"] == "ray cast" and r["k"] is not None for r in semantic)
     assert all(r["target_source"] == "red box" for r in doc["models"]["policy"] if r["visual"])
+
+
+def test_frames_on_a_dask_cluster_as_here(capsys):
+    """The video scans as Dask tasks (a LocalCluster of one worker): the same document as run here."""
+    rc, here, err = run_json(capsys, [str(DEMO), "--frames", "uniform:8"])
+    rc2, dask, err2 = run_json(capsys, [str(DEMO), "--frames", "uniform:8", "--executor", "dask", "--workers", "1"])
+    assert rc == rc2 == 0, err2
+    assert dask == here

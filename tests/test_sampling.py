@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from viewer.core.sampling import PolicyError, Resolution, parse_policy, read_frame_lists, sample
+from viewer.core.frames.sampling import PolicyError, Resolution, parse_policy, read_frame_lists, sample
 
 
 def lmms_eval_formula(total, n):

@@ -40,8 +40,8 @@ def add_frames_options(p: argparse.ArgumentParser, required: bool) -> None:
 
 def model_policies(frames_args: list[str]) -> tuple[object, dict[str, object]]:
     """(the default policy or None, {model name: policy}) from the --frames arguments; UserError if bad."""
+    from .core.frames.sampling import PolicyError, parse_policy
     from .core.predictions import named_path
-    from .core.sampling import PolicyError, parse_policy
     default, named = None, {}
     for a in frames_args:
         name, text = named_path(a)           # NAME=POLICY, as NAME=PATH names a prediction file's model
@@ -70,7 +70,7 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
     With `ray_cast`, targets are also found by ray casting their scene's mesh (open3d): where the metadata
     has none, and to report how it agrees where it has."""
     from .core.frames import ModelFrames, question_frames, record_frames, target_seen
-    from .core.sampling import PolicyError, read_frame_lists
+    from .core.frames.sampling import PolicyError, read_frame_lists
     from .core.scene.model import link_question
     from .core.scene.sources import SceneLibrary
     from .render.frames_scan import facts_of, release_video_facts

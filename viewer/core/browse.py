@@ -48,7 +48,7 @@ QUESTION_KEYS = ("row", "uid", "scene", "column", "truth")
 MODEL_KEYS = ("answer", "error", "score")
 
 
-# "Target in k of the N sampled frames" (core/frames.py; k is set on the index by ui/target_k.py).
+# "Target in k of the N sampled frames" (core/frames/; k is set on the index by ui/target_k.py).
 TARGET_K_FILTERS = {
     "any": None,
     "target never sampled": lambda k: k == 0,

@@ -1,4 +1,4 @@
-"""Measuring a release's videos for core/frames.py: frame counts and rates, and the red box where the
+"""Measuring a release's videos for core/frames/: frame counts and rates, and the red box where the
 question is visual; run one video a job, here or on an executor (core/executors.py, viewer/cluster.py).
 
 A video that cannot be read (unreadable, truncated, no frames) gives VideoFacts with its problem, one
@@ -95,7 +95,7 @@ def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_
     PolicyError or VideoError say what is wrong."""
     from PIL import Image
 
-    from ..core.sampling import parse_policy, sample
+    from ..core.frames.sampling import parse_policy, sample
     from .redbox import scan_video
     from .video import VideoReader
     policy = parse_policy(policy_text)
@@ -131,7 +131,7 @@ def release_target_k(release, policy_text: str, progress=None) -> tuple[np.ndarr
     and how many frames are sampled (0 where the video cannot be read). The videos are scanned as
     `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for a bad policy."""
     from ..core.frames import question_frames, target_seen
-    from ..core.sampling import parse_policy
+    from ..core.frames.sampling import parse_policy
     from ..core.scene.model import link_question
     from ..core.scene.sources import SceneLibrary
     policy = parse_policy(policy_text)

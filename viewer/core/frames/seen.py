@@ -1,7 +1,7 @@
-"""What a model saw of a question's video: its sampled frames, the frames that show the target, and k.
+"""Per question and model: its sampled frames, the frames that show the target, and k.
 
 Per question and model: the video's frame count, the indices the model's policy samples
-(core/sampling.py), the frames where the target is seen and how they were found, k = how many sampled
+(core/frames/sampling.py), the frames where the target is seen and how they were found, k = how many sampled
 frames show it (0: the model never saw it), and the target's box at the model's input resolution.
 
 Which frames show the target is core.timeline.target_frames, the window's lookup too: the release's
@@ -68,7 +68,7 @@ def target_seen(question, geometry, facts: VideoFacts | None, cast=None) -> Targ
     core.timeline.target_frames (metadata, then the red box already found in `facts`, then `cast`, ray
     casting the scene); and, where the metadata and the red box (or the ray cast) both know, the share of
     frames on which they agree."""
-    from .timeline import TargetFrames, release_target_frames, target_frames
+    from ..timeline import TargetFrames, release_target_frames, target_frames
     if not has_target(question):
         return TargetSeen((), NO_TARGET)
     boxed = facts.box_frames if (facts is not None and is_visual(question) and not facts.problem) else None
@@ -255,7 +255,7 @@ def record_frames(path: str | Path) -> tuple[dict[str, FramePolicy | tuple[int, 
 def split_scores(release, result, groups: list[str]) -> dict[str, dict]:
     """A model's leaderboard columns over the questions of each group (TARGET_SAMPLED, ...): per group its
     columns, Avg and counts. `groups[i]` is question i's group, or None to leave it out of every group."""
-    from .evaluate import column_means, table_members
+    from ..evaluate import column_means, table_members
     b = release.benchmark
     members = table_members(release)
     groups_arr = np.array([g or "" for g in groups], dtype=object)
