@@ -104,10 +104,19 @@ def cmd_render(argv: list[str]) -> int:
         written = export_figure(subject, args.layout, out, args.scale, args.camera, THEMES[args.theme])
     finally:
         subject.close()
-    for problem in subject.assets.problems():         # a mesh refused: the figure shows boxes, or no scene
-        print(f"gst-viewer: {problem}", file=sys.stderr)
+    _say_late_problems(subject)
     print(written)
     return EXIT_OK
+
+
+def _say_late_problems(subject) -> None:
+    """What drawing met after `_subject` spoke: a scene mesh refused (boxes drawn instead), a video frame that
+    did not decode after all (drawn black)."""
+    for problem in subject.assets.problems():
+        print(f"gst-viewer: {problem}", file=sys.stderr)
+    frames = subject.media.frames
+    if frames is not None and frames.problem and frames.problem != subject.media.video_problem:
+        print(f"gst-viewer: {frames.problem}", file=sys.stderr)
 
 
 def _output(path: str, formats, what: str, expected: str) -> Path:
@@ -148,8 +157,7 @@ def cmd_clip(argv: list[str]) -> int:
             result = export_clip(subject, out, args.seconds, args.fps, size, THEMES[args.theme], progress=bar)
     finally:
         subject.close()
-    for problem in subject.assets.problems():
-        print(f"gst-viewer: {problem}", file=sys.stderr)
+    _say_late_problems(subject)
     if result.note:
         print(f"gst-viewer: {result.note}", file=sys.stderr)
     print(f"{result.path}  ({result.frames} frames, {result.size[0]}x{result.size[1]}, {result.codec})")

@@ -165,7 +165,7 @@ def _ply_problem(path: Path) -> str | None:
     with open(path, "rb") as f:
         if f.readline().strip() != b"ply":
             return "not a PLY file (no 'ply' first line)"
-        fmt, elements = None, []
+        fmt, elements, props = None, [], []        # props: per element, for each property whether it is a list
         for _ in range(10_000):
             line = f.readline()
             if not line:
@@ -178,8 +178,11 @@ def _ply_problem(path: Path) -> str | None:
             elif tokens[0] == b"element" and len(tokens) >= 3:
                 try:
                     elements.append((tokens[1].decode("latin-1"), int(tokens[2])))
+                    props.append([])
                 except ValueError:
                     return f"element {tokens[1].decode('latin-1')!r} has no count"
+            elif tokens[0] == b"property" and props:
+                props[-1].append(len(tokens) > 1 and tokens[1] == b"list")
             elif tokens[0] == b"end_header":
                 break
         else:
@@ -187,16 +190,41 @@ def _ply_problem(path: Path) -> str | None:
         if fmt != "ascii":
             return None          # binary: the reader checks its length against the header
         rows = sum(count for _, count in elements)
-        seen = 0
+        seen, last = 0, b""
         for line in f:
             if line.strip():
                 seen += 1
-                if seen >= rows or seen >= MAX_CHECKED_LINES:
+                last = line
+                if seen >= MAX_CHECKED_LINES:
                     return None
+    if seen >= rows:
+        return _last_row_problem(last, elements, props)
     done = 0
     for name, count in elements:
         if seen < done + count:
             return (f"its header declares {count:,} {name} rows but the file holds {max(0, seen - done):,} of them: "
                     "the file is cut short")
         done += count
+    return None
+
+
+def _last_row_problem(last: bytes, elements: list, props: list) -> str | None:
+    """A file cut inside its last row still has as many rows as its header says: the row is short."""
+    if last.endswith(b"\n") or not elements:
+        return None
+    name, kinds = elements[-1][0], props[-1]
+    tokens = last.split()
+    k = 0
+    for is_list in kinds:
+        if k >= len(tokens):
+            break
+        if is_list:
+            try:
+                k += 1 + int(float(tokens[k]))
+            except ValueError:
+                return f"its last {name} row is not numbers: the file is cut short or damaged"
+        else:
+            k += 1
+    if k > len(tokens) or (kinds and k == 0):
+        return f"its last {name} row is incomplete ({len(tokens)} values): the file is cut short"
     return None
