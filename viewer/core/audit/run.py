@@ -67,11 +67,12 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
                                    "and are skipped")
         problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
-    # Each question's scene, in one pass that keeps no question: a scene's questions are built when its
-    # job is handed to a worker, and let go with it.
+    # Each question's scene. The questions are built here once and kept for the audit's passes (the scene
+    # jobs, then each release-wide check's pass): building 200,000 again for every pass cost half as much
+    # CPU again as the whole audit, for the 270 MB they take.
     scene_of: dict[str, str] = {}
     by_scene: dict[str, list[int]] = {}
-    for i, q in enumerate(release.each_question()):
+    for i, q in enumerate(release.questions):
         scene_of[q.uid] = q.scene
         by_scene.setdefault(q.scene, []).append(i)
     scene_checks = [c for c in chosen if c.in_scene_stage]
