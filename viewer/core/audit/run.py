@@ -170,8 +170,8 @@ def _run_scene_stage(release: Release, by_scene: dict[str, list[int]], order: li
                      workers: int | None, executor: Executor | None, frame_chunk: int | None):
     """(scene id, SceneAudit) per scene, as scenes finish.
 
-    One job per scene (its questions built as the executor takes the job: `by_scene` holds their
-    indices); a scene whose video casts span more than `frame_chunk` sampled frames takes three
+    One job per scene (made when the executor takes it: `by_scene` holds the indices of its
+    questions); a scene whose video casts span more than `frame_chunk` sampled frames takes three
     rounds: its job audits it, leaving those casts pending; then one job per chunk of frames casts that
     chunk (with what the first job cast, so nothing is cast twice); then a last job runs its visibility
     checks on the chunks put together, and their results replace the first job's. A frame that shows the
