@@ -9,7 +9,8 @@ its geometry checks and the media check reports every file), made once and kept 
 The audit is run with the 22 models (`gst-viewer audit REL -p P... --json`), as a full audit is.
 
 Each case prints the peak resident set size GNU time reports (`Maximum resident set size`: the largest
-single process waited for, the command or one of its workers) and the elapsed time, and beside them the
+single process waited for, the command or one of its workers), the CPU time (user + system, workers
+included: the steadier figure on a shared machine) and the elapsed time, and beside them the
 peak of the resident sets of the whole process tree added up (sampled every 0.2 s from /proc), which
 counts the audit's worker processes together. With --before DIR (another checkout, e.g.
 `git worktree add /tmp/base 2e30e9b`), each case runs on that checkout first, and the outputs (the
@@ -99,7 +100,8 @@ def timed(cmd: list[str], tree: Path, stdout: Path) -> dict:
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
     clock = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text).group(1)
     wall = sum(float(x) * 60 ** k for k, x in enumerate(reversed(clock.split(":"))))
-    return {"rss_mb": rss / 1024, "wall": wall, "tree_mb": peak[0] / 1024, "exit": code,
+    cpu = sum(float(re.search(rf"{what} time \(seconds\): ([\d.]+)", text).group(1)) for what in ("User", "System"))
+    return {"rss_mb": rss / 1024, "wall": wall, "cpu": cpu, "tree_mb": peak[0] / 1024, "exit": code,
             "load": os.getloadavg()[0]}
 
 
@@ -142,12 +144,13 @@ def main() -> None:
             produced = out.with_suffix(".jsonl") if case == "per-sample" else out
             r["digest"] = digest(produced)
             print(f"  {case:10s} {side:6s}: peak RSS {r['rss_mb']:6.0f} MB (process tree {r['tree_mb']:6.0f} MB), "
-                  f"wall {r['wall']:6.1f} s, exit {r['exit']}, output {r['digest']} "
+                  f"CPU {r['cpu']:6.1f} s, wall {r['wall']:6.1f} s, exit {r['exit']}, output {r['digest']} "
                   f"(load average {r['load']:.1f})", flush=True)
         if "before" in got:
             b, a = got["before"], got["after"]
-            print(f"  {case:10s} before / after: peak RSS {b['rss_mb'] / a['rss_mb']:.2f} x, "
-                  f"wall {b['wall'] / a['wall']:.2f} x; output identical: {b['digest'] == a['digest']}", flush=True)
+            print(f"  {case:10s} before / after: peak RSS {b['rss_mb'] / a['rss_mb']:.2f} x, CPU "
+                  f"{b['cpu'] / a['cpu']:.2f} x, wall {b['wall'] / a['wall']:.2f} x; output identical: "
+                  f"{b['digest'] == a['digest']}", flush=True)
     if not args.keep:
         for side in sides:
             shutil.rmtree(args.data / f"out-{side}", ignore_errors=True)

@@ -44,13 +44,15 @@ def per_sample_blocks(release, results, block: int | None = None) -> Iterator[st
         profile = f', "profile": {_encode(r.profile)}, "error": '
         statuses = r.status.tolist()
         scored = scored_mask(statuses).tolist()
-        raws, errors, scores, answer = r.raw.tolist(), r.error.tolist(), r.score.tolist(), r.answer
+        # Python lists, not numpy rows and scalars: the same floats, read several times faster per line.
+        raws, errors, scores, answers = r.raw.tolist(), r.error.tolist(), r.score.tolist(), r.answer.tolist()
+        status_json = {s: f', "status": {_encode(s)}{profile}' for s in set(statuses)}
         lines: list[str] = []
         for i, part in enumerate(parts):
             kind = kinds[i]
-            prediction = kind.json_value(kind.unpack(answer[i])) if kind and scored[i] else None
+            prediction = kind.json_value(kind.unpack(answers[i])) if kind and scored[i] else None
             lines.append(f'{head}{part}, "prediction": {_encode(prediction)}, "prediction_raw": '
-                         f'{_encode(raws[i])}, "status": {_encode(statuses[i])}{profile}'
+                         f'{_encode(raws[i])}{status_json[statuses[i]]}'
                          f'{_number(errors[i])}, "score": {_number(scores[i])}}}\n')
             if len(lines) == block:
                 yield "".join(lines)

@@ -71,11 +71,12 @@ def run_audit(release: Release, results: list = (), checks: Iterable[str] | None
                 if not chosen else f"{n_out} of the {len(selected)} audit checks do not apply to a {title} release "
                                    "and are skipped")
         problems.append(f"{what}: {not_applicable(next(c for c in selected if c not in chosen), release.benchmark)}")
-    # Each question's scene, in one pass that keeps no question: a scene's questions are built when its
-    # job is handed to a worker, and let go with it.
+    # Each question's scene. The questions are built here once and kept for the audit's passes (the scene
+    # jobs, then each release-wide check's pass): building 200,000 again for every pass cost half as much
+    # CPU again as the whole audit, for the 270 MB they take.
     scene_of: dict[str, str] = {}
     by_scene: dict[str, list[int]] = {}
-    for i, q in enumerate(release.each_question()):
+    for i, q in enumerate(release.questions):
         scene_of[q.uid] = q.scene
         by_scene.setdefault(q.scene, []).append(i)
     scene_checks = [c for c in chosen if c.in_scene_stage]
@@ -175,8 +176,8 @@ def _run_scene_stage(release: Release, by_scene: dict[str, list[int]], order: li
                      workers: int | None, executor: Executor | None, frame_chunk: int | None):
     """(scene id, SceneAudit) per scene, as scenes finish.
 
-    One job per scene (its questions built as the executor takes the job: `by_scene` holds their
-    indices); a scene whose video casts span more than `frame_chunk` sampled frames takes three
+    One job per scene (made when the executor takes it: `by_scene` holds the indices of its
+    questions); a scene whose video casts span more than `frame_chunk` sampled frames takes three
     rounds: its job audits it, leaving those casts pending; then one job per chunk of frames casts that
     chunk (with what the first job cast, so nothing is cast twice); then a last job runs its visibility
     checks on the chunks put together, and their results replace the first job's. A frame that shows the

@@ -59,7 +59,7 @@ class MissingMedia(Check):
             missing.setdefault(i, []).append({"kind": kind, "path": declared, "problem": why})
         checked_paths: dict[str, str | None] = {}
         out = []
-        for i, q in enumerate(release.each_question()):     # none kept: a release may be 200,000
+        for i, q in enumerate(release.each_question()):     # builds none to keep (the audit has built them)
             problems = list(missing.get(i, []))
             for kind, ref in [("video", q.video)] + [("image", im) for im in q.images]:
                 if ref is None or not ref.exists or ref.path is None:

@@ -99,7 +99,7 @@ def _shown(v, at: str):
 
 def models_disagree(release: Release, results: list[ModelResult], tally: Tally) -> list[Finding]:
     check = "models_disagree_with_gt"
-    # A pass that keeps no question (a release may be 200,000).
+    # A pass that keeps no question it builds (the audit has built them; a release may be 200,000).
     questions = ((i, q) for i, q in enumerate(release.each_question()) if q.column is not None and q.truth.ok)
     if len(results) < 2:
         reason = "no predictions loaded" if not results else "needs predictions from at least 2 models"

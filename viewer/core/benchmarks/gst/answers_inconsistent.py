@@ -158,48 +158,70 @@ class AnswersInconsistent(Check):
         return out
 
     def _scene_geometry(self, release, rec: Reconstruction) -> list[Comparison]:
-        """With scene metadata: the rebuilt viewpoints, headings and targets against the 3D geometry."""
-        from ...scene.model import link_question, load_scene
-        out = []
-        scenes: dict[str, object] = {}
-        checked: set[tuple[str, int]] = set()
-        for i in np.flatnonzero((rec.q_view >= 0) | (rec.q_target >= 0)).tolist():
-            v, t = int(rec.q_view[i]), int(rec.q_target[i])
-            q = release.questions[i]
-            if q.scene not in scenes:
-                scenes[q.scene] = load_scene(release.root, q.scene) if q.scene else None
-            scene = scenes[q.scene]
-            if scene is None:
-                continue
-            g = link_question(q, scene)
-            tmap = g.topdown
-            if tmap is None or tmap.world_to_pixel is None or not tmap.width:
-                continue
-            W = np.asarray(tmap.world_to_pixel, float)
-            size = np.array([tmap.width, tmap.height], float)
+        """With scene metadata: the rebuilt viewpoints, headings and targets against the 3D geometry.
 
-            def norm(world_xy, W=W, size=size):
-                return geo.world_to_pixel(W, world_xy) / size * 1000.0
-            if v >= 0 and g.viewpoint is not None and ("v", v) not in checked:
-                checked.add(("v", v))
-                if not np.isnan(rec.view_point[v, 0]):
-                    c = geo.camera_center(g.viewpoint.pose)[:2]
-                    gap = float(np.linalg.norm(norm(c) - rec.view_point[v]))
-                    out.append(self._scene_comparison(rec, "position", v, gap <= SCENE_POINT_UNITS,
-                                                      f"{gap:.0f} units from the scene's viewpoint"))
-                h = rec.view_heading[v]
-                if not np.isnan(h):
-                    true_h = float(geo.map_heading(g.viewpoint.pose, W))
-                    out.append(self._scene_comparison(rec, "heading", v,
-                                                      abs(float(wrap(h - true_h))) <= ANGLE_TOLERANCE,
-                                                      f"heading {h:g}° but the scene's pose gives {true_h:.0f}°"))
-            if t >= 0 and g.target is not None and g.target.bbox is not None and ("t", t) not in checked:
-                checked.add(("t", t))
-                if not np.isnan(rec.target_point[t, 0]):
-                    gap = float(np.linalg.norm(norm(g.target.bbox.center[:2]) - rec.target_point[t]))
-                    out.append(self._scene_comparison(rec, "target", t, gap <= SCENE_POINT_UNITS,
-                                                      f"{gap:.0f} units from the scene's target"))
+        The first question (in release order) that links a viewpoint or a target to a scene's map gives its
+        comparisons. A training-set release has thousands of scenes, each with its videos' poses: they are
+        read one at a time, each scene's questions weighed while it is read, and the comparisons put back
+        in release order before each viewpoint and target keeps its first."""
+        from ...scene.model import load_scene
+        by_scene: dict[str, list[int]] = {}
+        for i in np.flatnonzero((rec.q_view >= 0) | (rec.q_target >= 0)).tolist():
+            by_scene.setdefault(release.question_for_now(i).scene, []).append(i)
+        found: list[tuple[int, list[tuple[tuple[str, int], list[Comparison]]]]] = []
+        for sid, rows in by_scene.items():
+            scene = load_scene(release.root, sid) if sid else None
+            if scene is not None:
+                found += [(i, self._question_against_scene(release.question_for_now(i), scene, rec, i))
+                          for i in rows]
+        found.sort(key=lambda f: f[0])
+        out = []
+        checked: set[tuple[str, int]] = set()
+        for _, claims in found:
+            for key, comparisons in claims:
+                if key not in checked:
+                    checked.add(key)
+                    out += comparisons
         return out
+
+    def _question_against_scene(self, q, scene, rec: Reconstruction, i: int
+                                ) -> list[tuple[tuple[str, int], list[Comparison]]]:
+        """The viewpoint ("v", k) and target ("t", k) question i links to the scene, each with what its
+        place on the map gives against the scene's geometry (comparisons, possibly none)."""
+        from ...scene.model import link_question
+        g = link_question(q, scene)
+        tmap = g.topdown
+        if tmap is None or tmap.world_to_pixel is None or not tmap.width:
+            return []
+        v, t = int(rec.q_view[i]), int(rec.q_target[i])
+        W = np.asarray(tmap.world_to_pixel, float)
+        size = np.array([tmap.width, tmap.height], float)
+
+        def norm(world_xy):
+            return geo.world_to_pixel(W, world_xy) / size * 1000.0
+        claims = []
+        if v >= 0 and g.viewpoint is not None:
+            out = []
+            if not np.isnan(rec.view_point[v, 0]):
+                c = geo.camera_center(g.viewpoint.pose)[:2]
+                gap = float(np.linalg.norm(norm(c) - rec.view_point[v]))
+                out.append(self._scene_comparison(rec, "position", v, gap <= SCENE_POINT_UNITS,
+                                                  f"{gap:.0f} units from the scene's viewpoint"))
+            h = rec.view_heading[v]
+            if not np.isnan(h):
+                true_h = float(geo.map_heading(g.viewpoint.pose, W))
+                out.append(self._scene_comparison(rec, "heading", v,
+                                                  abs(float(wrap(h - true_h))) <= ANGLE_TOLERANCE,
+                                                  f"heading {h:g}° but the scene's pose gives {true_h:.0f}°"))
+            claims.append((("v", v), out))
+        if t >= 0 and g.target is not None and g.target.bbox is not None:
+            out = []
+            if not np.isnan(rec.target_point[t, 0]):
+                gap = float(np.linalg.norm(norm(g.target.bbox.center[:2]) - rec.target_point[t]))
+                out.append(self._scene_comparison(rec, "target", t, gap <= SCENE_POINT_UNITS,
+                                                  f"{gap:.0f} units from the scene's target"))
+            claims.append((("t", t), out))
+        return claims
 
     def _scene_comparison(self, rec: Reconstruction, what: str, k: int, ok: bool, text: str) -> Comparison:
         rows = rec.rows(what, k)
