@@ -189,3 +189,81 @@ def test_a_broken_scene_mesh_is_listed_in_problems(qtbot, make_inspector, tmp_pa
     state.select_uid(ar.uid("Pos"))                      # another question of the scene: said once
     qtbot.wait(500)
     assert sum("scene.glb" in t for t in listed()) == 1
+
+
+# ------------------------------------------------------------------ issue 26, classes 1, 5 and 7 in the window
+def _plant_image(root, kind: str) -> str:
+    """The ED sample's current view made a decompression bomb (50,000² declared, header only) or cut."""
+    from broken_release import ED
+    from test_fuzz import SMALL_IMAGES, _declare_size
+    target = root / ED / "image_01_19_14.jpg"
+    if kind == "bomb":
+        target.write_bytes(_declare_size("base.jpg", SMALL_IMAGES["base.jpg"], 50_000, 50_000, header_only=True))
+    else:
+        data = target.read_bytes()
+        target.write_bytes(data[:len(data) // 2])
+    return target.name
+
+
+def _bad_table(tmp_path, kind: str):
+    """A prediction table of the class-5 kinds: an XLSX with no sheet or a NaN numeric cell, a UTF-16 CSV."""
+    from test_fuzz import ROWS, _nan_cell, _no_sheet, _xlsx
+    if kind == "csv-utf16":
+        path = tmp_path / "model_utf16.csv"
+        path.write_bytes("\n".join(",".join(r) for r in ROWS).encode("utf-16"))
+    else:
+        path = tmp_path / f"model_{kind}.xlsx"
+        path.write_bytes(_xlsx(ROWS, sheet_xml_edit=_nan_cell) if kind == "xlsx-nan"
+                         else _xlsx(ROWS, workbook_xml_edit=_no_sheet))
+    return path
+
+
+@pytest.mark.parametrize("kind, said", [("bomb", "pixels"), ("cut", "image_01_19_14.jpg")])
+def test_a_bomb_or_cut_image_is_listed_and_the_window_goes_on(qtbot, make_inspector, real_samples, kind, said):
+    """Class 1 in the window: the image is named in Problems (or the pane says why), never a traceback,
+    and the other samples still open, there and back."""
+    from published_samples import ED_UID, POS_UID, TDSM_UID
+    name = _plant_image(real_samples, kind)
+    window, state = make_inspector(real_samples, uid=ED_UID)
+
+    def listed():
+        return [window.problems.item(k).text() for k in range(window.problems.count())]
+    qtbot.waitUntil(lambda: any(name in t and said in t for t in listed()), timeout=30000)
+    for uid in (POS_UID, TDSM_UID, ED_UID):
+        state.select_uid(uid)
+        assert state.uid == uid
+    qtbot.wait(300)
+    assert sum(name in t and said in t for t in listed()) == 1     # said once, however often it is shown
+
+
+@pytest.mark.parametrize("kind, said", [("xlsx-no-sheet", "sheet"), ("xlsx-nan", "NaN"), ("csv-utf16", "UTF-16")])
+def test_a_bad_prediction_table_is_named_in_problems_and_the_window_opens(qtbot, make_inspector, real_samples,
+                                                                           tmp_path, kind, said):
+    """Class 5 in the window: it opens (it used to stop with a message naming no file), and Problems names
+    the table and what is wrong with it."""
+    from published_samples import POS_UID
+    table = _bad_table(tmp_path, kind)
+    window, state = make_inspector(real_samples, [table], uid=POS_UID)
+    listed = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any(table.name in t and said in t for t in listed), listed
+    assert state.session is not None and len(state.session.release) == 6
+
+
+def test_a_shipped_flags_database_with_a_trigger_opens_read_only_and_says_why(qtbot, make_inspector, real_samples):
+    """Class 7 in the window: a release's annotations.sqlite whose trigger would delete verdicts is not
+    written; the window opens and says why, in the status bar's flags place and the flags panel."""
+    import sqlite3
+
+    from published_samples import POS_UID
+    from test_fuzz import _TRIGGERS, _flag_schema
+    db = real_samples / "annotations.sqlite"
+    with sqlite3.connect(db) as con:
+        con.executescript(_flag_schema())
+        con.execute(_TRIGGERS[0])
+    before = db.read_bytes()
+    window, state = make_inspector(real_samples, uid=POS_UID)
+    store = window.audit.store
+    assert store is not None and store.readonly and "trigger" in store.problem
+    listed = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any("trigger" in t for t in listed), listed
+    assert db.read_bytes() == before

@@ -111,6 +111,7 @@ class AuditController(QObject):
         self.flags.set_store(self.store)
         if self.store.problem:
             self.message.emit(self.store.problem)
+            self.problem.emit("warning", self.store.problem)
 
     def close_store(self) -> None:
         """Another release, or the window is closing: keep a note typed but not yet saved, and close the

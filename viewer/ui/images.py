@@ -8,6 +8,10 @@ import numpy as np
 from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QImage, QImageReader
 
+from ..core.audit.image_check import image_problem, over_budget
+
+PROBLEM_KEY = "gst-viewer problem"      # QImage text: what is wrong with a file that still decoded (cut)
+
 
 class ImageError(OSError):
     """An image that cannot be shown; the text says why."""
@@ -50,19 +54,44 @@ class ImageCache:
 
 
 def read_image(path: str, max_side: int = 0) -> QImage:
+    """The image at `path`, at most `max_side` pixels across; ImageError saying why it cannot be shown.
+
+    A file that declares more pixels than the budget the rest of the app keeps (render/image_io) is
+    refused by its header. One that decodes although it is not whole (a JPEG cut after its scan starts)
+    is shown, and `image_text(img)` says what is wrong with it."""
     if not path:
         raise ImageError("no path")
     reader = QImageReader(path)
     reader.setAutoTransform(True)
     if not reader.canRead():
-        raise ImageError(f"{path}: {reader.errorString() or 'not a readable image'}")
+        raise ImageError(f"{path}: {_why(path) or reader.errorString() or 'not a readable image'}")
     size = reader.size()
+    too_big = over_budget(size.width(), size.height()) if size.isValid() else None
+    if too_big:
+        raise ImageError(f"{path}: {too_big}")
     if max_side and size.isValid() and max(size.width(), size.height()) > max_side:
         reader.setScaledSize(size.scaled(QSize(max_side, max_side), Qt.AspectRatioMode.KeepAspectRatio))
     img = reader.read()
-    if img.isNull():
-        raise ImageError(f"{path}: {reader.errorString() or 'cannot be decoded'}")
-    return img.convertToFormat(QImage.Format.Format_RGB888)
+    if img.isNull():           # Qt's own words ("Unable to read image data") seldom say why: the bytes may
+        raise ImageError(f"{path}: {_why(path) or reader.errorString() or 'cannot be decoded'}")
+    img = img.convertToFormat(QImage.Format.Format_RGB888)
+    broken = _why(path)
+    if broken:
+        img.setText(PROBLEM_KEY, broken)
+    return img
+
+
+def _why(path: str) -> str | None:
+    """What the file's bytes say is wrong with it (core/audit/image_check: cut, damaged, over budget)."""
+    try:
+        return image_problem(path)
+    except OSError as e:
+        return str(e)
+
+
+def image_text(img: QImage) -> str:
+    """What is wrong with a file `read_image` still decoded, or ''."""
+    return img.text(PROBLEM_KEY)
 
 
 def qimage_to_array(img: QImage) -> np.ndarray:

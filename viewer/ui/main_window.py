@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
         self.sample_view.player.problem.connect(self._add_problem)      # a cut or unplayable video
+        self.sample_view.problem.connect(self._add_problem)             # an image that cannot be shown
         self.meshProblem.connect(self._add_problem)                      # a scene mesh refused (boxes drawn)
         self.assets.on_problem = lambda text: self.meshProblem.emit("error", text)     # from a pool thread
         self.jobs.pendingChanged.connect(self._pending_changed)

@@ -25,7 +25,7 @@ from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .geometry_loader import GeometryLoader
 from .image_pane import ImagePane
-from .images import ImageCache, qimage_to_array
+from .images import ImageCache, image_text, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
 from .option_texts import OptionTexts
@@ -47,6 +47,7 @@ def _sentence(problem: str) -> str:
 
 class SampleView(QWidget):
     statusMessage = pyqtSignal(str)
+    problem = pyqtSignal(str, str)      # level, text: an image of the release that cannot be shown
 
     def __init__(self, state: InspectorState, jobs: Jobs, assets, geometry: GeometryLoader,
                  cache: ImageCache | None = None, parent=None):
@@ -62,6 +63,7 @@ class SampleView(QWidget):
         self._plan_key: tuple | None = None
         self._plan: ViewPlan | None = None
         self._view_path: str | None = None        # the current-view file shown or loading
+        self._said: set[str] = set()              # images already listed in Problems this session
 
         self.header = SampleHeader(state)
         # A scene opened alone: what it holds and which way is up, in the header's place.
@@ -161,6 +163,7 @@ class SampleView(QWidget):
         if state.session is not self._session:
             self._session = state.session
             self._map_arrays.clear()
+            self._said.clear()                    # a new session's Problems list is new
         qi, q = state.question, state.current
         alone = self.geometry_loader.scene_alone
         for part in (self.text_split, self.header, self.media_split):
@@ -382,13 +385,26 @@ class SampleView(QWidget):
             return
         pane_message = self.view_pane.set_message if lane == "view" else (lambda m: None)
 
+        def say(msg: str) -> None:
+            text = msg if path in msg else f"{path}: {msg}"
+            if text not in self._said:            # listed once, however often the sample is shown
+                self._said.add(text)
+                self.problem.emit("error", text)
+
+        def loaded(image) -> None:
+            broken = image_text(image)
+            if broken:                            # decoded, but not whole: shown, and said
+                say(broken)
+            done(image)
+
         def failed(msg: str) -> None:
+            say(msg)
             if lane.startswith("option"):
                 self.gallery.set_image(int(lane[6:]), None, f"Cannot show this image:\n{msg}")
             else:
                 pane_message(f"Cannot show this image:\n{msg}")
         self.jobs.submit(self.cache.load, path, max_side, lane=lane, scope="question", label="loading image",
-                         done=done, failed=failed)
+                         done=loaded, failed=failed)
 
     # ------------------------------------------------------------ 3D, sync
     def _update_3d(self) -> None:
