@@ -7,9 +7,9 @@ import pytest
 
 from viewer.core import model_palette
 from viewer.core.benchmarks.gst.uid import uid_tail
-from viewer.core.board_export import export_board, tex_escape
 from viewer.core.browse import BrowseFilter, BrowseIndex
 from viewer.core.compare import comparison_mask, error_range_mask
+from viewer.core.exports.board import export_board, tex_escape
 from viewer.core.review.views import ViewStore, resolve_view, view_document
 from viewer.core.timeline import frames_from_counts, nearest_frame, release_target_frames, target_frames
 

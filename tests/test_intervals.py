@@ -8,7 +8,7 @@ import pytest
 from intervals_release import plain_bootstrap, scored_model, write_release
 
 from viewer.cli import main
-from viewer.core.board_export import export_board
+from viewer.core.exports.board import export_board
 from viewer.core.intervals import Bootstrap, model_intervals, wilson
 from viewer.core.session import open_session
 

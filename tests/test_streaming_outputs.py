@@ -9,7 +9,7 @@ from viewer.assets import default_predictions, default_release
 from viewer.cli import main
 from viewer.core import atomic
 from viewer.core.answers import is_scored
-from viewer.core.per_sample import per_sample_blocks
+from viewer.core.exports.per_sample import per_sample_blocks
 from viewer.core.session import open_session
 
 DEMO = default_release()
@@ -74,7 +74,7 @@ def test_per_sample_writes_block_by_block(demo_predictions, tmp_path, monkeypatc
         sizes.append(text.count("\n"))
         write(self, text)
     monkeypatch.setattr(atomic.TextSink, "write", counting)
-    monkeypatch.setattr("viewer.core.per_sample.LINES_PER_BLOCK", 10)
+    monkeypatch.setattr("viewer.core.exports.per_sample.LINES_PER_BLOCK", 10)
     out = tmp_path / "per.jsonl"
     assert main(["score", str(DEMO), *map(str, demo_predictions), "-q", "--per-sample", str(out)]) == 0
     lines = len(out.read_text().splitlines())

@@ -86,7 +86,7 @@ def cmd_score(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(board, indent=2, allow_nan=False))
     elif args.format != "table":
-        from .core.board_export import export_board
+        from .core.exports.board import export_board
         sys.stdout.write(export_board(args.format, board, session.random_row(), session.release.benchmark))
     else:
         print(format_table(board, session.random_row(), session.release.benchmark))
@@ -216,9 +216,9 @@ def format_settings_table(models: dict) -> str:
 
 
 def _write_per_sample(session, path: Path) -> None:
-    """One JSON line per (model, question) (core/per_sample.py), written a block at a time, atomically."""
+    """One JSON line per (model, question) (core/exports/per_sample.py), written a block at a time, atomically."""
     from .core.atomic import atomic_text, surrogate_note
-    from .core.per_sample import per_sample_blocks
+    from .core.exports.per_sample import per_sample_blocks
     try:
         with atomic_text(path) as out:
             wrote = False

@@ -163,7 +163,9 @@ def test_each_comparison_puts_b_beside_a(qtbot, window):
             settle(qtbot, win)
         f = state.filter
         assert f.compare == key
-        per_model = [model.key_of_column(c) for c in range(5, model.columnCount())]
+        # The models' columns ((name, model) keys), not the trailing ones (the target's k, ui/target_k.py).
+        per_model = [k for k in (model.key_of_column(c) for c in range(5, model.columnCount()))
+                     if isinstance(k, tuple)]
         owners = [m for _name, m in per_model]
         assert owners[:3] == [f.model] * 3, "A's answer, error and score first"
         if key in NEEDS_B:

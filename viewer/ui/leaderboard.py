@@ -143,8 +143,8 @@ class LeaderboardPanel(QTableWidget):
 
     # ------------------------------------------------------------- export
     def export_text(self, fmt: str) -> str:
-        """Table 1 of the shown models (and the Random row) as `fmt`: csv, md or tex (core.board_export)."""
-        from ..core.board_export import export_board
+        """Table 1 of the shown models (and the Random row) as `fmt`: csv, md or tex (core.exports.board)."""
+        from ..core.exports.board import export_board
         s = self.state
         shown = [s.models[m] for m in sorted(s.visible_models) if m < len(s.models)]
         return export_board(fmt, s.session.leaderboard(), s.session.random_row(), s.session.release.benchmark, shown)
@@ -153,7 +153,7 @@ class LeaderboardPanel(QTableWidget):
         from pathlib import Path
 
         from ..core.atomic import atomic_write_text
-        from ..core.board_export import SUFFIXES
+        from ..core.exports.board import SUFFIXES
         fmt = fmt or next((f for f, suffix in SUFFIXES.items() if Path(path).suffix.lower() == suffix), "csv")
         try:
             atomic_write_text(path, self.export_text(fmt))

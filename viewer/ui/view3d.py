@@ -205,8 +205,9 @@ class View3DPanel(QWidget):
     def set_scene(self, scene, overlay: Overlay | None, message: str, target: str | None = None,
                   names: list[str] | None = None) -> None:
         self.scene, self.overlay, self._target = scene, overlay, target
+        # The legend before any OpenGL: it names the models even where the 3D view cannot be drawn.
+        self.legend.setText(self._legend_text(names or []) if scene is not None else "")
         if scene is None:
-            self.legend.setText("")
             self.message.setText(message or "No scene.")
             self.stack.setCurrentWidget(self.message)
             return
@@ -325,6 +326,10 @@ class View3DPanel(QWidget):
         self.view.addItem(item)
         self._overlay_items.append(item)
 
+    def _legend_text(self, names: list[str]) -> str:
+        target = self.scene.instances.get(self._target) if self.scene is not None and self._target else None
+        return legend_html(self.overlay, names, target_estimated=target is not None and target.size_estimated)
+
     def _draw_overlay(self, names: list[str]) -> None:
         gl = _gl()
         for it in self._overlay_items:
@@ -333,8 +338,7 @@ class View3DPanel(QWidget):
         self._frame_item = None
         self._frustums = None
         ov = self.overlay
-        target = self.scene.instances.get(self._target) if self.scene is not None and self._target else None
-        self.legend.setText(legend_html(ov, names, target_estimated=target is not None and target.size_estimated))
+        self.legend.setText(self._legend_text(names))
         if ov is None:
             return
 

@@ -13,9 +13,9 @@ import csv
 import io
 from dataclasses import dataclass
 
-from .evaluate import average
-from .intervals import count_text, interval_note
-from .reference_rows import label_of
+from ..evaluate import average
+from ..intervals import count_text, interval_note
+from ..reference_rows import label_of
 
 RANDOM = "Random (uniform)"
 

@@ -13,7 +13,7 @@ import json
 import math
 from typing import Iterator
 
-from .answers import scored_mask
+from ..answers import scored_mask
 
 LINES_PER_BLOCK = 4096
 _encode = json.JSONEncoder(ensure_ascii=False).encode      # what json.dumps(x, ensure_ascii=False) does
