@@ -166,3 +166,31 @@ def test_frames_on_a_dask_cluster_as_here(capsys):
     rc2, dask, err2 = run_json(capsys, [str(DEMO), "--frames", "uniform:8", "--executor", "dask", "--workers", "1"])
     assert rc == rc2 == 0, err2
     assert dask == here
+
+
+def test_the_window_takes_the_same_frames_arguments(monkeypatch):
+    """`gst-viewer RELEASE -p ... --frames uniform:8 --frames NAME=uniform:32@448`: the window is given the
+    policies `frames` would use (core.frames.FramePolicies, one answer for both), a bad one is refused."""
+    import viewer.ui.app
+    from viewer.core.diagnostics import UserError
+    from viewer.core.frames import FramePolicies
+    from viewer.window_cli import cmd_open
+    got = {}
+    monkeypatch.setattr(viewer.ui.app, "run_app", lambda release, preds, **kw: got.update(kw) or 0)
+    assert cmd_open([str(DEMO), "-p", *PREDS, "--frames", "uniform:8",
+                     "--frames", "sign-flipper=uniform:32@448", "--screenshot", "x.png"]) == 0
+    p = got["frames"]
+    assert p == FramePolicies.parse(["uniform:8", "sign-flipper=uniform:32@448"])
+    assert str(p.policy_of("sign-flipper")) == "uniform:32@448" and p.policy_of("sign-flipper").resolution.side == 448
+    assert str(p.policy_of("noisy-expert")) == str(p.policy_of(None)) == "uniform:8"
+    # one model's changed, the others keep theirs; an equal set compares equal (the state emits nothing)
+    q = p.with_policy("noisy-expert", FramePolicies.parse(["uniform:16"]).default)
+    assert str(q.policy_of("noisy-expert")) == "uniform:16" and str(q.policy_of("sign-flipper")) == "uniform:32@448"
+    assert q.with_policy("sign-flipper", p.policy_of("sign-flipper")) == q
+    assert p.unknown_models(["noisy-expert"]) == ["sign-flipper"]
+    with pytest.raises(UserError, match="--frames a=uniform:zero"):
+        cmd_open([str(DEMO), "-p", *PREDS, "--frames", "a=uniform:zero", "--screenshot", "x.png"])
+    # only NAME= policies: the window's default (uniform:8) stays for the others
+    got.clear()
+    cmd_open([str(DEMO), "--frames", "a=all", "--screenshot", "x.png"])
+    assert got["frames"].default is None and str(got["frames"].policy_of("a")) == "all"

@@ -89,20 +89,30 @@ class ModelSheet:
         return None if self.target is None else len(set(self.sampled) & set(self.target))
 
 
-def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_frames: int = 64) -> ModelSheet:
-    """Decode the sampled frames of `path` under the policy (at most `max_frames` shown), resized to the
-    model's resolution; with `find_box`, the red box of every frame (cached scan) scaled to it.
-    PolicyError or VideoError say what is wrong."""
+def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: int = 64,
+                logged: tuple[int, ...] | None = None, explicit: tuple[int, ...] | None = None) -> ModelSheet:
+    """Decode the sampled frames of `path` under the policy (a FramePolicy or its text; at most `max_frames`
+    shown), resized to the model's resolution; with `find_box`, the red box of every frame (cached scan)
+    scaled to it. `logged` is the question's list for a `list:` policy, `explicit` the indices a prediction
+    record gives (they win over the policy; its resolution still applies), as ModelFrames.for_question
+    gives them. PolicyError or VideoError say what is wrong."""
     from PIL import Image
 
-    from ..core.frames.sampling import parse_policy, sample
+    from ..core.frames.sampling import PolicyError, Sampled, parse_policy, sample
     from .redbox import scan_video
     from .video import VideoReader
-    policy = parse_policy(policy_text)
+    if isinstance(policy, str):
+        policy = parse_policy(policy)
     vb = scan_video(path, progress) if find_box else None
     reader = VideoReader(path, cache_frames=2)
     try:
-        s = sample(policy, reader.n_frames, reader.fps)
+        if explicit is not None:
+            bad = [k for k in explicit if not 0 <= k < reader.n_frames]
+            if bad:
+                raise PolicyError(f"the record's frames {bad[:5]} are outside the video (0..{reader.n_frames - 1})")
+            s = Sampled(tuple(sorted(set(explicit))), "the frames its prediction record gives")
+        else:
+            s = sample(policy, reader.n_frames, reader.fps, logged)
         w, h = reader.width, reader.height
         size = policy.resolution.size_for(w, h) if policy.resolution else (w, h)
         sx, sy = size[0] / w, size[1] / h
@@ -126,25 +136,32 @@ def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_
                       vb.frames() if vb is not None else None, note)
 
 
-def release_target_k(release, policy_text: str, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Per question, under one policy: k (sampled frames showing the target; NaN where unknown or no target)
-    and how many frames are sampled (0 where the video cannot be read). The videos are scanned as
-    `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for a bad policy."""
-    from ..core.frames import question_frames, target_seen
-    from ..core.frames.sampling import parse_policy
+def release_target_k(release, policies, sources: dict[str, str], progress=None) -> dict:
+    """Per model (`sources`: name -> its prediction file, whose records' `frames` fields are honoured; the
+    name None for the policy of every model), under its policy (core.frames.FramePolicies): per question
+    k (sampled frames showing the target; NaN where unknown or no target) and how many frames are sampled
+    (0 where the video cannot be read or the policy gives none). The videos are scanned once, as
+    `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for an unreadable
+    `list:` file."""
+    from ..core.frames import target_seen
     from ..core.scene.model import link_question
     from ..core.scene.sources import SceneLibrary
-    policy = parse_policy(policy_text)
+    frames = {m: policies.model_frames(m, src) for m, src in sources.items()}
     facts = release_video_facts(release, None, progress)
     scenes = SceneLibrary(release.root)
-    k = np.full(len(release.questions), np.nan)
-    sampled = np.zeros(len(release.questions), np.int32)
+    n = len(release.questions)
+    out = {m: (np.full(n, np.nan), np.zeros(n, np.int32)) for m in frames}
     for i, q in enumerate(release.questions):
         vf = facts_of(q, facts)
         if vf is None or vf.problem:
             continue
-        row = question_frames(q, None, policy, vf, target_seen(q, link_question(q, scenes.get(q.scene)), vf))
-        sampled[i] = len(row.sampled)
-        if row.k is not None:
-            k[i] = row.k
-    return k, sampled
+        target = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
+        for m, mf in frames.items():
+            row = mf.question(q, None, vf, target)
+            if row.problem:
+                continue
+            k, sampled = out[m]
+            sampled[i] = len(row.sampled)
+            if row.k is not None:
+                k[i] = row.k
+    return out
