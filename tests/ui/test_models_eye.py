@@ -92,7 +92,7 @@ def test_k_column_filter_and_score_vs_k(inspect_demo, qtbot):
     for r in range(model.rowCount()):
         i = int(model.rows[r])
         text = model.data(model.index(r, col))
-        assert text == (f"{int(index.target_k[i])} of 8" if known[i] else "?")
+        assert text == (f"{int(index.target_k[i])} of 8" if known[i] else "?" if has_target[i] else "")
     never = int(np.count_nonzero(known & (index.target_k == 0)))
     assert never > 0
     from viewer.ui.target_k import TargetKBar

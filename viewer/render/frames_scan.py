@@ -31,10 +31,11 @@ def video_facts(path: str, want_boxes: bool) -> VideoFacts:
         return VideoFacts(path, problem=str(e))
 
 
-def videos_of(release) -> dict[str, bool]:
-    """Each readable video file the release's questions name, and whether a visual question uses it."""
+def videos_of(release, questions=None) -> dict[str, bool]:
+    """Each readable video file the release's questions (or `questions`) name, and whether a visual
+    question uses it."""
     out: dict[str, bool] = {}
-    for q in release.questions:
+    for q in release.questions if questions is None else questions:
         v = q.video
         if v is None or not v.path or not v.exists:
             continue
@@ -42,10 +43,11 @@ def videos_of(release) -> dict[str, bool]:
     return out
 
 
-def release_video_facts(release, executor=None, progress: Callable[[int, int], None] | None = None
-                        ) -> dict[str, VideoFacts]:
-    """Facts of every video of the release, by absolute path; `executor` None runs them here in turn."""
-    wanted = videos_of(release)
+def release_video_facts(release, executor=None, progress: Callable[[int, int], None] | None = None,
+                        questions=None) -> dict[str, VideoFacts]:
+    """Facts of every video of the release (or of `questions`), by absolute path; `executor` None runs
+    them here in turn."""
+    wanted = videos_of(release, questions)
     paths = sorted(wanted)
     jobs = [(p, wanted[p]) for p in paths]
     out: dict[str, VideoFacts] = {}
@@ -136,26 +138,43 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
                       vb.frames() if vb is not None else None, note)
 
 
+def target_rows(release) -> np.ndarray:
+    """The questions about an object whose video is there, from the release's columns: the only ones that
+    can have a k (a training-set release's 200,000 questions are not built one by one for the rest)."""
+    cols = release.benchmark.columns
+    about_object = np.array([c.has_target for c in cols] + [False])[release.column]
+    about_object[release.missing_video_rows()] = False
+    return np.flatnonzero(about_object)
+
+
 def release_target_k(release, policies, sources: dict[str, str], progress=None) -> dict:
     """Per model (`sources`: name -> its prediction file, whose records' `frames` fields are honoured; the
     name None for the policy of every model), under its policy (core.frames.FramePolicies): per question
-    k (sampled frames showing the target; NaN where unknown or no target) and how many frames are sampled
-    (0 where the video cannot be read or the policy gives none). The videos are scanned once, as
+    k (sampled frames showing the target; NaN where unknown) and how many frames are sampled (0 where the
+    question is about no object, its video cannot be read or the policy gives none). Only the questions
+    about an object with a video (`target_rows`) are built, once and not kept by the release; questions on the
+    same video about the same target share their target frames. The videos are scanned once, as
     `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for an unreadable
     `list:` file."""
-    from ..core.frames import target_seen
+    from ..core.frames import is_visual, target_seen
     from ..core.scene.model import link_question
     from ..core.scene.sources import SceneLibrary
     frames = {m: policies.model_frames(m, src) for m, src in sources.items()}
-    facts = release_video_facts(release, None, progress)
+    rows = target_rows(release).tolist()
+    questions = [release.question_for_now(i) for i in rows]        # for this pass; the release keeps none
+    facts = release_video_facts(release, None, progress, questions)
     scenes = SceneLibrary(release.root)
-    n = len(release.questions)
+    n = len(release)
     out = {m: (np.full(n, np.nan), np.zeros(n, np.int32)) for m in frames}
-    for i, q in enumerate(release.questions):
+    seen: dict = {}
+    for i, q in zip(rows, questions):
         vf = facts_of(q, facts)
         if vf is None or vf.problem:
             continue
-        target = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
+        key = (q.scene, vf.path, q.target, is_visual(q))
+        target = seen.get(key)
+        if target is None:
+            target = seen[key] = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
         for m, mf in frames.items():
             row = mf.question(q, None, vf, target)
             if row.problem:
