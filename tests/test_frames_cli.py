@@ -166,3 +166,62 @@ def test_frames_on_a_dask_cluster_as_here(capsys):
     rc2, dask, err2 = run_json(capsys, [str(DEMO), "--frames", "uniform:8", "--executor", "dask", "--workers", "1"])
     assert rc == rc2 == 0, err2
     assert dask == here
+
+
+def test_the_window_takes_the_same_frames_arguments(monkeypatch):
+    """`gst-viewer RELEASE -p ... --frames uniform:8 --frames NAME=uniform:32@448`: the window is given the
+    policies `frames` would use (core.frames.FramePolicies, one answer for both), a bad one is refused."""
+    import viewer.ui.app
+    from viewer.core.diagnostics import UserError
+    from viewer.core.frames import FramePolicies
+    from viewer.window_cli import cmd_open
+    got = {}
+    monkeypatch.setattr(viewer.ui.app, "run_app", lambda release, preds, **kw: got.update(kw) or 0)
+    assert cmd_open([str(DEMO), "-p", *PREDS, "--frames", "uniform:8",
+                     "--frames", "sign-flipper=uniform:32@448", "--screenshot", "x.png"]) == 0
+    p = got["frames"]
+    assert p == FramePolicies.parse(["uniform:8", "sign-flipper=uniform:32@448"])
+    assert str(p.policy_of("sign-flipper")) == "uniform:32@448" and p.policy_of("sign-flipper").resolution.side == 448
+    assert str(p.policy_of("noisy-expert")) == str(p.policy_of(None)) == "uniform:8"
+    # one model's changed, the others keep theirs; an equal set compares equal (the state emits nothing)
+    q = p.with_policy("noisy-expert", FramePolicies.parse(["uniform:16"]).default)
+    assert str(q.policy_of("noisy-expert")) == "uniform:16" and str(q.policy_of("sign-flipper")) == "uniform:32@448"
+    assert q.with_policy("sign-flipper", p.policy_of("sign-flipper")) == q
+    assert p.unknown_models(["noisy-expert"]) == ["sign-flipper"]
+    with pytest.raises(UserError, match="--frames a=uniform:zero"):
+        cmd_open([str(DEMO), "-p", *PREDS, "--frames", "a=uniform:zero", "--screenshot", "x.png"])
+    # only NAME= policies: the window's default (uniform:8) stays for the others
+    got.clear()
+    cmd_open([str(DEMO), "--frames", "a=all", "--screenshot", "x.png"])
+    assert got["frames"].default is None and str(got["frames"].policy_of("a")) == "all"
+
+
+def test_the_windows_k_is_the_commands(tmp_path):
+    """render.frames_scan.release_target_k (the window's k, built only for the questions about an object
+    whose video is there) gives, per model, the k `frames` gives; a question whose video is gone or that
+    is about no object has none, and the release keeps no Question it built."""
+    from viewer.core.frames import FramePolicies
+    from viewer.core.release import load_release
+    from viewer.frames_cli import analyse
+    from viewer.render.frames_scan import release_target_k, target_rows
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    gone = sorted(root.glob("scenes/*/videos/video0_obj_fridge_*.mp4"))[0]
+    gone.unlink()
+    release = load_release(root)
+    about = np.array([release.benchmark.columns[c].has_target if c >= 0 else False for c in release.column])
+    uses_gone = np.array([gone.name in (q.video.declared if q.video else "") for q in release.questions])
+    assert uses_gone.any() and about.any() and not about.all()
+    assert target_rows(release).tolist() == np.flatnonzero(about & ~uses_gone).tolist()
+    args = ["uniform:8", "b=uniform:32"]
+    release = load_release(root)                     # nothing built yet
+    got = release_target_k(release, FramePolicies.parse(args), {"a": "", "b": ""})
+    assert not any(q is not None for q in release.questions._built)
+    want = analyse(load_release(root), args, {"a": "", "b": ""})
+    for m in ("a", "b"):
+        k, sampled = got[m]
+        rows = want.models[m]
+        expect = np.array([np.nan if r.k is None else r.k for r in rows])
+        assert np.array_equal(np.isnan(k), np.isnan(expect)) and (k[~np.isnan(k)] == expect[~np.isnan(k)]).all()
+        assert (sampled[about & ~uses_gone] == (8 if m == "a" else 32)).all()
+        assert (sampled[~about | uses_gone] == 0).all()

@@ -38,23 +38,14 @@ def add_frames_options(p: argparse.ArgumentParser, required: bool) -> None:
                         "one model's policy. A record's own 'frames' field wins (docs/frames.md)")
 
 
-def model_policies(frames_args: list[str]) -> tuple[object, dict[str, object]]:
-    """(the default policy or None, {model name: policy}) from the --frames arguments; UserError if bad."""
-    from .core.frames.sampling import PolicyError, parse_policy
-    from .core.predictions import named_path
-    default, named = None, {}
-    for a in frames_args:
-        name, text = named_path(a)           # NAME=POLICY, as NAME=PATH names a prediction file's model
-        text = a.partition("=")[2] if name is not None else a
-        try:
-            policy = parse_policy(text)
-        except PolicyError as e:
-            raise UserError(f"--frames {a}: {e}") from None
-        if name is None:
-            default = policy
-        else:
-            named[name] = policy
-    return default, named
+def frame_policies(frames_args: list[str]):
+    """core.frames.FramePolicies from the --frames arguments (the window's too); UserError if bad."""
+    from .core.frames import FramePolicies
+    from .core.frames.sampling import PolicyError
+    try:
+        return FramePolicies.parse(frames_args)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
 
 
 @dataclass
@@ -69,14 +60,14 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
     """Every question for every model (`sources`: model name -> its prediction file, "" for none).
     With `ray_cast`, targets are also found by ray casting their scene's mesh (open3d): where the metadata
     has none, and to report how it agrees where it has."""
-    from .core.frames import ModelFrames, question_frames, record_frames, target_seen
-    from .core.frames.sampling import PolicyError, read_frame_lists
+    from .core.frames import target_seen
+    from .core.frames.sampling import PolicyError
     from .core.scene.model import link_question
     from .core.scene.sources import SceneLibrary
     from .render.frames_scan import facts_of, release_video_facts
 
-    default, named = model_policies(frames_args)
-    unknown = sorted(set(named) - set(sources))
+    policies = frame_policies(frames_args)
+    unknown = policies.unknown_models(sources)
     if unknown:
         raise UserError(f"--frames names {', '.join(unknown)}, which is no model here "
                         f"(models: {', '.join(sources) or 'none'})")
@@ -97,29 +88,17 @@ def analyse(release, frames_args: list[str], sources: dict[str, str], executor=N
     out.problems += missing
     counts = {q.uid: vf.n_frames for q, _, vf, _ in per_q if vf is not None and not vf.problem}
     for model, source in sources.items():
-        mf = ModelFrames(named.get(model, default))
-        if source:
-            mf.per_question, bad = record_frames(source)
-            mf.problems += bad
-        if mf.policy is not None and mf.policy.kind == "list":
-            try:
-                mf.lists = read_frame_lists(mf.policy.list_file)
-            except PolicyError as e:
-                raise UserError(str(e)) from None
-            mf.problems += mf.lists.problems + mf.lists.check(release.uids, counts)
+        try:
+            mf = policies.model_frames(model, source)
+        except PolicyError as e:
+            raise UserError(str(e)) from None
+        if mf.lists is not None:
+            mf.problems += mf.lists.check(release.uids, counts)
         if mf.policy is None and not mf.per_question:
             raise UserError(f"no frame policy for {model}: give --frames POLICY (or {model}=POLICY), "
                             "or a frames field in its records")
         out.problems += mf.problems
-        rows = []
-        for q, key, vf, target in per_q:
-            policy, explicit, logged = mf.for_question(q.uid)
-            if policy is not None and policy.kind == "list" and logged is None and explicit is None:
-                rows.append(question_frames(q, key, None, vf, target))
-                if vf is not None and not vf.problem:
-                    rows[-1].problem = f"{policy.list_file}: no frame list for {q.uid}"
-                continue
-            rows.append(question_frames(q, key, policy, vf, target, logged, explicit))
+        rows = [mf.question(q, key, vf, target) for q, key, vf, target in per_q]
         out.models[model] = rows
     return out
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import __version__
 from .cli_args import add_benchmark_option, check_prediction_args, check_release_arg
 from .core.diagnostics import UserError
+from .frames_cli import add_frames_options, frame_policies
 
 
 def cmd_open(argv: list[str]) -> int:
@@ -21,6 +22,7 @@ def cmd_open(argv: list[str]) -> int:
                    help="prediction files, NAME=PATH to name a model (default: the release's "
                         "predictions/*.jsonl; -p alone: none)")
     p.add_argument("--uid", help="select this question")
+    add_frames_options(p, required=False)
     p.add_argument("--scene", metavar="DIR", help="open one scene folder (scene.json) on its own: 3D view, maps, "
                                                   "trajectory, no questions")
     add_benchmark_option(p)
@@ -30,9 +32,9 @@ def cmd_open(argv: list[str]) -> int:
     args = p.parse_args(argv)
 
     if args.scene:
-        if args.release or args.predictions or args.uid or args.benchmark:
-            raise UserError("--scene opens a scene on its own; it takes no release, predictions, --uid or "
-                            "--benchmark")
+        if args.release or args.predictions or args.uid or args.benchmark or args.frames:
+            raise UserError("--scene opens a scene on its own; it takes no release, predictions, --uid, "
+                            "--frames or --benchmark")
         if not (Path(args.scene).expanduser() / "scene.json").is_file():
             raise UserError(f"{args.scene}: no scene.json in this folder")
         _choose_display(args.screenshot)
@@ -43,6 +45,7 @@ def cmd_open(argv: list[str]) -> int:
     release = args.release or default_release()
     check_release_arg(release)
     check_prediction_args(args.predictions or [])
+    policies = frame_policies(args.frames)
     predictions = args.predictions
     if predictions is None:
         # As `render` does: a release that carries its models' answers opens with them.
@@ -57,7 +60,7 @@ def cmd_open(argv: list[str]) -> int:
         from .score_cli import cmd_score
         return cmd_score([str(release), *map(str, predictions)]) if predictions else 0
     return run_app(release, predictions, uid=args.uid, screenshot=args.screenshot, size=args.size,
-                   benchmark=args.benchmark)
+                   benchmark=args.benchmark, frames=policies)
 
 
 def _choose_display(screenshot: str | None) -> None:

@@ -72,7 +72,7 @@ class BrowseFilter:
     model_b: int | None = None
     error_min: float | None = None            # the selected model's error range (None: unbounded); a brushed
     error_max: float | None = None            # histogram range or "error above X"; NaN errors are left out
-    target_k: str = "any"                     # a key of TARGET_K_FILTERS: k of the window's frame policy
+    target_k: str = "any"                     # a key of TARGET_K_FILTERS: k of the selected model's policy
 
 
 class BrowseIndex:
@@ -98,7 +98,7 @@ class BrowseIndex:
         # relative distances rank together as shares of it.
         scales = [c.kind.error_scale or 1.0 for c in release.benchmark.columns] + [1.0]
         self.error_scale = np.asarray(scales, float)[self.column]
-        # Per question, under the window's frame policy: sampled frames showing the target (NaN: unknown) and
+        # Per question, under the selected model's frame policy: sampled frames showing the target (NaN: unknown) and
         # frames sampled (0: not computed); set by ui/target_k.py.
         self.target_k = np.full(self.n, np.nan)
         self.sampled_n = np.zeros(self.n, np.int32)

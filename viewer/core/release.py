@@ -188,6 +188,13 @@ class Release:
     def scenes(self) -> list[str]:
         return sorted(set(self.scene_of), key=natural_key)
 
+    def missing_video_rows(self) -> np.ndarray:
+        """The questions whose video is missing or refused (MissingMedia's columns where it has them)."""
+        m = self.missing
+        if isinstance(m, MissingMedia):
+            return m.video_rows()
+        return np.unique(np.array([i for i, kind, _, _ in m if kind == "video"], np.int64))
+
     def missing_media(self) -> list[tuple[Question, MediaRef]]:
         out = []
         for i, kind, declared, _ in self.missing:
@@ -248,6 +255,10 @@ class MissingMedia(Sequence):
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    def video_rows(self) -> np.ndarray:
+        """The questions whose video is missing or refused, from the columns (no tuple made)."""
+        return np.unique(self._rows[self._refs < self._n_videos])
 
     def __getitem__(self, k):
         if isinstance(k, slice):

@@ -17,6 +17,8 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   frame                   the video frame shown, which the map and 3D view follow
   map_source              the map the user chose (None: `choose_map`'s default)
   stage                   presentation mode's stage (`storyboard.TALK_STAGES`)
+  frame_policies          which frames each model is given (core.frames.FramePolicies: the window's
+                          `--frames [NAME=]POLICY`, changed per model in the Model's-eye dock)
 
 `session_serial` and `question_serial` count changes of release and of
 question; background jobs carry them to drop results that came too late.
@@ -31,6 +33,8 @@ from psygnal import evented
 
 from .browse import BrowseFilter, step_failure
 from .evaluate import ModelResult
+from .frames import FramePolicies, ModelFrames
+from .frames.sampling import parse_policy
 from .map_choice import MapChoice, MapSource
 from .release import Question
 from .scene.model import QuestionGeometry
@@ -42,6 +46,13 @@ from .view.plan import map_choice
 
 def _no_rows() -> np.ndarray:
     return np.zeros(0, np.int64)
+
+
+DEFAULT_FRAME_POLICY = "uniform:8"      # the window's, when `--frames` gives none for every model
+
+
+def default_frame_policies() -> FramePolicies:
+    return FramePolicies(parse_policy(DEFAULT_FRAME_POLICY))
 
 
 # Sessions, geometries and row arrays are compared by identity: their fields hold arrays.
@@ -61,11 +72,13 @@ class InspectorState:
     frame: int = 0
     map_source: MapSource | None = None
     stage: str = QUESTION
+    frame_policies: FramePolicies = field(default_factory=default_frame_policies)
 
     def __post_init__(self) -> None:
         self.session_serial = 0
         self.question_serial = 0
         self._scenes: tuple[Session | None, SceneLibrary | None] = (None, None)
+        self._model_frames: dict = {}
         # Connected before any widget, so every listener sees the new serials.
         self.events.session.connect(self._next_session)
         self.events.question.connect(self._next_question)
@@ -177,6 +190,33 @@ class InspectorState:
             return f"no failure of {result.model} {'after' if direction > 0 else 'before'} this row"
         self.question = int(self.order[pos])
         return None
+
+    # --------------------------------------------------------- frames a model is given
+    @property
+    def selected_model(self) -> str | None:
+        """The name of the model the browser selected (`filter.model`); None when none is."""
+        m = self.filter.model
+        if self.session is None or m is None or not 0 <= m < len(self.session.results):
+            return None
+        return self.session.results[m].model
+
+    def model_sources(self) -> dict[str | None, str]:
+        """Each model's prediction file by name (whose records' `frames` fields win over its policy); with
+        no model, {None: ""}: the policy for every model."""
+        from .predictions import named_path
+        results = self.session.results if self.session is not None else []
+        return {r.model: str(named_path(r.source)[1]) for r in results} or {None: ""}
+
+    def model_frames(self, model: str | None) -> ModelFrames:
+        """How `model`'s frames are chosen (None: any model's without a policy of its own), under
+        `frame_policies`; its file's `frames` fields read once a session. PolicyError for an unreadable
+        `list:` file."""
+        source = self.model_sources().get(model, "")
+        key = (self.session_serial, self.frame_policies, model, source)
+        if key not in self._model_frames:
+            self._model_frames = {k: v for k, v in self._model_frames.items() if k[:2] == key[:2]}
+            self._model_frames[key] = self.frame_policies.model_frames(model, source)
+        return self._model_frames[key]
 
     # --------------------------------------------------------- what shows
     @property

@@ -31,10 +31,11 @@ def video_facts(path: str, want_boxes: bool) -> VideoFacts:
         return VideoFacts(path, problem=str(e))
 
 
-def videos_of(release) -> dict[str, bool]:
-    """Each readable video file the release's questions name, and whether a visual question uses it."""
+def videos_of(release, questions=None) -> dict[str, bool]:
+    """Each readable video file the release's questions (or `questions`) name, and whether a visual
+    question uses it."""
     out: dict[str, bool] = {}
-    for q in release.questions:
+    for q in release.questions if questions is None else questions:
         v = q.video
         if v is None or not v.path or not v.exists:
             continue
@@ -42,10 +43,11 @@ def videos_of(release) -> dict[str, bool]:
     return out
 
 
-def release_video_facts(release, executor=None, progress: Callable[[int, int], None] | None = None
-                        ) -> dict[str, VideoFacts]:
-    """Facts of every video of the release, by absolute path; `executor` None runs them here in turn."""
-    wanted = videos_of(release)
+def release_video_facts(release, executor=None, progress: Callable[[int, int], None] | None = None,
+                        questions=None) -> dict[str, VideoFacts]:
+    """Facts of every video of the release (or of `questions`), by absolute path; `executor` None runs
+    them here in turn."""
+    wanted = videos_of(release, questions)
     paths = sorted(wanted)
     jobs = [(p, wanted[p]) for p in paths]
     out: dict[str, VideoFacts] = {}
@@ -89,20 +91,30 @@ class ModelSheet:
         return None if self.target is None else len(set(self.sampled) & set(self.target))
 
 
-def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_frames: int = 64) -> ModelSheet:
-    """Decode the sampled frames of `path` under the policy (at most `max_frames` shown), resized to the
-    model's resolution; with `find_box`, the red box of every frame (cached scan) scaled to it.
-    PolicyError or VideoError say what is wrong."""
+def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: int = 64,
+                logged: tuple[int, ...] | None = None, explicit: tuple[int, ...] | None = None) -> ModelSheet:
+    """Decode the sampled frames of `path` under the policy (a FramePolicy or its text; at most `max_frames`
+    shown), resized to the model's resolution; with `find_box`, the red box of every frame (cached scan)
+    scaled to it. `logged` is the question's list for a `list:` policy, `explicit` the indices a prediction
+    record gives (they win over the policy; its resolution still applies), as ModelFrames.for_question
+    gives them. PolicyError or VideoError say what is wrong."""
     from PIL import Image
 
-    from ..core.frames.sampling import parse_policy, sample
+    from ..core.frames.sampling import PolicyError, Sampled, parse_policy, sample
     from .redbox import scan_video
     from .video import VideoReader
-    policy = parse_policy(policy_text)
+    if isinstance(policy, str):
+        policy = parse_policy(policy)
     vb = scan_video(path, progress) if find_box else None
     reader = VideoReader(path, cache_frames=2)
     try:
-        s = sample(policy, reader.n_frames, reader.fps)
+        if explicit is not None:
+            bad = [k for k in explicit if not 0 <= k < reader.n_frames]
+            if bad:
+                raise PolicyError(f"the record's frames {bad[:5]} are outside the video (0..{reader.n_frames - 1})")
+            s = Sampled(tuple(sorted(set(explicit))), "the frames its prediction record gives")
+        else:
+            s = sample(policy, reader.n_frames, reader.fps, logged)
         w, h = reader.width, reader.height
         size = policy.resolution.size_for(w, h) if policy.resolution else (w, h)
         sx, sy = size[0] / w, size[1] / h
@@ -126,25 +138,49 @@ def model_sheet(path: str, policy_text: str, find_box: bool, progress=None, max_
                       vb.frames() if vb is not None else None, note)
 
 
-def release_target_k(release, policy_text: str, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Per question, under one policy: k (sampled frames showing the target; NaN where unknown or no target)
-    and how many frames are sampled (0 where the video cannot be read). The videos are scanned as
-    `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for a bad policy."""
-    from ..core.frames import question_frames, target_seen
-    from ..core.frames.sampling import parse_policy
+def target_rows(release) -> np.ndarray:
+    """The questions about an object whose video is there, from the release's columns: the only ones that
+    can have a k (a training-set release's 200,000 questions are not built one by one for the rest)."""
+    cols = release.benchmark.columns
+    about_object = np.array([c.has_target for c in cols] + [False])[release.column]
+    about_object[release.missing_video_rows()] = False
+    return np.flatnonzero(about_object)
+
+
+def release_target_k(release, policies, sources: dict[str, str], progress=None) -> dict:
+    """Per model (`sources`: name -> its prediction file, whose records' `frames` fields are honoured; the
+    name None for the policy of every model), under its policy (core.frames.FramePolicies): per question
+    k (sampled frames showing the target; NaN where unknown) and how many frames are sampled (0 where the
+    question is about no object, its video cannot be read or the policy gives none). Only the questions
+    about an object with a video (`target_rows`) are built, once and not kept by the release; questions on the
+    same video about the same target share their target frames. The videos are scanned once, as
+    `release_video_facts` does (cached); `progress` may raise to cancel. PolicyError for an unreadable
+    `list:` file."""
+    from ..core.frames import is_visual, target_seen
     from ..core.scene.model import link_question
     from ..core.scene.sources import SceneLibrary
-    policy = parse_policy(policy_text)
-    facts = release_video_facts(release, None, progress)
+    frames = {m: policies.model_frames(m, src) for m, src in sources.items()}
+    rows = target_rows(release).tolist()
+    questions = [release.question_for_now(i) for i in rows]        # for this pass; the release keeps none
+    facts = release_video_facts(release, None, progress, questions)
     scenes = SceneLibrary(release.root)
-    k = np.full(len(release.questions), np.nan)
-    sampled = np.zeros(len(release.questions), np.int32)
-    for i, q in enumerate(release.questions):
+    n = len(release)
+    out = {m: (np.full(n, np.nan), np.zeros(n, np.int32)) for m in frames}
+    seen: dict = {}
+    for i, q in zip(rows, questions):
         vf = facts_of(q, facts)
         if vf is None or vf.problem:
             continue
-        row = question_frames(q, None, policy, vf, target_seen(q, link_question(q, scenes.get(q.scene)), vf))
-        sampled[i] = len(row.sampled)
-        if row.k is not None:
-            k[i] = row.k
-    return k, sampled
+        key = (q.scene, vf.path, q.target, is_visual(q))
+        target = seen.get(key)
+        if target is None:
+            target = seen[key] = target_seen(q, link_question(q, scenes.get(q.scene)), vf)
+        for m, mf in frames.items():
+            row = mf.question(q, None, vf, target)
+            if row.problem:
+                continue
+            k, sampled = out[m]
+            sampled[i] = len(row.sampled)
+            if row.k is not None:
+                k[i] = row.k
+    return out

@@ -97,9 +97,10 @@ class ScreenshotWhenSettled:
 
 
 def run_app(release, predictions: list, uid: str | None = None, screenshot: str | None = None,
-            size: str = "1600x1000", scene: str | None = None, benchmark: str | None = None) -> int:
+            size: str = "1600x1000", scene: str | None = None, benchmark: str | None = None,
+            frames=None) -> int:
     """Open the window on `release`, or on one `scene` folder alone (exit code when it closes),
-    or save a screenshot and exit."""
+    or save a screenshot and exit. `frames` (core.frames.FramePolicies): each model's frame policy."""
     width, height = parse_size(size)
     app = make_app()
     from PyQt6.QtCore import QSettings
@@ -120,6 +121,8 @@ def run_app(release, predictions: list, uid: str | None = None, screenshot: str 
             window.close()
             app.exit(code)
         shot = ScreenshotWhenSettled(window, screenshot, done, uid)
+    if frames is not None:
+        window.set_frame_policies(frames)
     window.show()
     if scene is not None:
         window.open_scene(scene)

@@ -41,7 +41,7 @@ from . import style
 from .bindings import Bindings, signals_blocked
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
-# After the models: the target in k of the N frames the window's frame policy samples (ui/target_k.py).
+# After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
 _TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
 
@@ -133,7 +133,7 @@ class QuestionTableModel(QAbstractTableModel):
             # unreadable ("sy-exp error"); its colour says whose the other two are.
             return f"{self.session.results[key[1]].model if key[0] == 'answer' else ''}\n{key[0]}"
         if role == Qt.ItemDataRole.ToolTipRole and key == "target_k":
-            return "the target in k of the N frames the model's eye's policy samples (0: never seen; ?: unknown)"
+            return "the target in k of the N frames the selected model's policy samples (0: never seen; ?: unknown)"
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
             note = "\nsorted by the error as a share of the column's loosest tolerance, so that columns " \
                    "of different units rank together" if key[0] == "error" else \

@@ -123,10 +123,10 @@ class MainWindow(QMainWindow):
         self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
         self.models_eye_dock = self._dock("Model's eye", self.models_eye, Qt.DockWidgetArea.BottomDockWidgetArea)
-        # k: the target in k of the frames the model's eye's policy samples (browser column, filter, plot)
+        # k: the target in k of the frames each model's policy samples (browser column, filter, plot)
         self.score_vs_k = ScoreVsK(self.state, self.plots.graphics.addPlot(row=0, col=3, title="score vs k"))
-        self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.models_eye,
-                                               self.score_vs_k))
+        self.plots.columnShown.connect(self.score_vs_k.set_column)
+        self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.score_vs_k))
         for d in (self.plots_dock, self.layers_dock, self.problems_dock, self.audit_dock, self.review_dock,
                   self.settings_dock, self.models_eye_dock):
             self.tabifyDockWidget(self.board_dock, d)
@@ -360,6 +360,13 @@ class MainWindow(QMainWindow):
                          done=lambda s: self._session_loaded(path, s),
                          failed=lambda msg: self._load_failed(path, msg))
 
+    def set_frame_policies(self, policies) -> None:
+        """Each model's frame policy (`--frames [NAME=]POLICY`); without one for every model, the window's
+        default stays for the models not named."""
+        if policies.default is None:
+            policies = type(policies)(self.state.frame_policies.default, policies.named)
+        self.state.frame_policies = policies
+
     def _load_failed(self, path: str, message: str) -> None:
         if message == CANCELLED:
             self.show_status(f"opening {path} cancelled")
@@ -377,6 +384,10 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
+        unknown = self.state.frame_policies.unknown_models(session.models)
+        if unknown:
+            self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
+                                         f"(models: {', '.join(session.models) or 'none'})")
         self.state.open(session, path)
         n = len(session.release)
         self.show_status(f"{n:,} questions, {len(session.results)} models from {path}")

@@ -1,16 +1,21 @@
 """The model's eye: the frames a model's sampling policy gives it from the question's video, as a contact
 sheet at the model's input resolution, with the red target box outlined (docs/frames.md).
 
-The policy is typed or picked in the strip (the window's `--frames` sets the first); the frames are
-decoded, resized and searched for the red box in a background job (render/frames_scan.model_sheet,
-cancellable, with progress), and the scrubber marks the sampled frames.
+The strip shows the model the browser selected, under its own policy (the state's `frame_policies`, set by
+the window's `--frames [NAME=]POLICY`; a prediction record's `frames` field wins for its question); a
+policy typed or picked here changes that model's only. The frames are decoded, resized and searched for the
+red box in a background job (render/frames_scan.model_sheet, cancellable, with progress), and the scrubber
+marks the sampled frames.
 """
 from __future__ import annotations
 
-from PyQt6.QtCore import QRectF, Qt, pyqtSignal
+from functools import partial
+
+from PyQt6.QtCore import QRectF, Qt
 from PyQt6.QtGui import QColor, QPainter, QPen
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from ..core.frames.sampling import PolicyError, parse_policy
 from ..core.state import InspectorState
 from ..core.timeline import marked_in_video, video_path
 from .images import array_to_qimage
@@ -79,25 +84,24 @@ class _Sheet(QWidget):
 
 
 class ModelsEyePanel(QWidget):
-    """Policy picker, what it gives (n of N frames at W x H, target in k), and the contact sheet."""
+    """Policy picker for the selected model, what it gives (n of N frames at W x H, target in k), and the
+    contact sheet."""
 
-    policyChanged = pyqtSignal(str)          # the policy text, when the user picks or types another
-
-    def __init__(self, state: InspectorState, jobs: Jobs, slider=None, policy: str | None = None):
+    def __init__(self, state: InspectorState, jobs: Jobs, slider=None):
         super().__init__()
         self.state, self.jobs, self.slider = state, jobs, slider
         self.policy = QComboBox(editable=True)
         self.policy.addItems(POLICIES)
-        self.policy.setCurrentText(policy or POLICIES[0])
-        self.policy.setToolTip("The model's frame sampling: uniform:N[,vlmevalkit], fps:F[,max:N], all; "
-                               "@SIDE or @WxH for its input resolution (docs/frames.md)")
+        self.policy.setToolTip("The selected model's frame sampling: uniform:N[,vlmevalkit], fps:F[,max:N], "
+                               "all, list:FILE; @SIDE or @WxH for its input resolution (docs/frames.md). "
+                               "Changes this model's policy only")
         self.policy.lineEdit().editingFinished.connect(self._policy_edited)
         self.policy.activated.connect(lambda _i: self._policy_edited())
-        self._last_policy = self.policy_text()
+        self.model_label = QLabel("Frames")
         self.status = QLabel("")
         self.status.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Frames"))
+        top.addWidget(self.model_label)
         top.addWidget(self.policy)
         top.addWidget(self.status, 1)
         self.sheet = _Sheet()
@@ -109,17 +113,41 @@ class ModelsEyePanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
         lay.addWidget(scroll, 1)
+        self._model: str | None = None
+        self._show_policy()
         state.events.question.connect(self.refresh)
-        state.events.session.connect(self.refresh)
+        state.events.session.connect(self._model_changed)
+        state.events.models.connect(self._model_changed)
+        state.events.filter.connect(lambda _f: self._model_changed() if self.state.selected_model != self._model
+                                    else None)
+        state.events.frame_policies.connect(self._model_changed)
 
     def policy_text(self) -> str:
-        return self.policy.currentText().strip()
+        """The policy the selected model is given (the state's; the box shows it)."""
+        p = self.state.frame_policies.policy_of(self.state.selected_model)
+        return p.text if p is not None else ""
+
+    def _show_policy(self) -> None:
+        self._model = self.state.selected_model
+        self.model_label.setText(f"Frames of {self._model}" if self._model else "Frames")
+        if self.policy.currentText() != self.policy_text():
+            self.policy.setCurrentText(self.policy_text())
+
+    def _model_changed(self, *_) -> None:
+        self._show_policy()
+        self.refresh()
 
     def _policy_edited(self) -> None:
-        self.refresh()
-        if self.policy_text() != self._last_policy:
-            self._last_policy = self.policy_text()
-            self.policyChanged.emit(self._last_policy)
+        """The typed or picked policy becomes the selected model's (the others keep theirs)."""
+        text = self.policy.currentText().strip()
+        if text == self.policy_text():
+            return
+        try:
+            policy = parse_policy(text)
+        except PolicyError as e:
+            self._show(None, str(e))
+            return
+        self.state.frame_policies = self.state.frame_policies.with_policy(self.state.selected_model, policy)
 
     def _show(self, sheet, why: str = "") -> None:
         self.sheet.set_sheet(sheet)
@@ -139,14 +167,22 @@ class ModelsEyePanel(QWidget):
         self.status.setText(f"{len(sheet.sampled)} of {sheet.n_frames} frames at {w}x{h}{seen}"
                             + (f"  ({sheet.note})" if sheet.note else ""))
 
-    def refresh(self) -> None:
+    def refresh(self, *_) -> None:
         q = self.state.current
         path = video_path(q) if q is not None else None
         if path is None:
             self._show(None, "this question has no video" if q is not None else "")
             return
+        try:
+            policy, explicit, logged = self.state.model_frames(self.state.selected_model).for_question(q.uid)
+        except PolicyError as e:
+            self._show(None, str(e))
+            return
+        if policy is None and explicit is None:
+            self._show(None, "no frame policy for this model")
+            return
         from ..render.frames_scan import model_sheet
         self.status.setText("reading frames…")
-        self.jobs.submit(model_sheet, path, self.policy_text(), marked_in_video(q),
+        self.jobs.submit(partial(model_sheet, logged=logged, explicit=explicit), path, policy, marked_in_video(q),
                          lane="models_eye", scope="question", with_progress=True, label="the model's eye",
                          done=self._show, failed=lambda msg: self._show(None, msg))

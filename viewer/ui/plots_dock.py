@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QPointF, Qt
+from PyQt6.QtCore import QPointF, Qt, pyqtSignal
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -36,6 +36,8 @@ MAX_SCATTER_POINTS = 4000
 
 
 class PlotsPanel(QWidget):
+    columnShown = pyqtSignal(object)        # the column the plots show (None: none), after each redraw
+
     def __init__(self, state: InspectorState, parent=None):
         super().__init__(parent)
         self.state = state
@@ -211,6 +213,7 @@ class PlotsPanel(QWidget):
                           + ("; " + "; ".join(notes) if notes else ""))
         self._brush_binding.pull()
         self._highlight()
+        self.columnShown.emit(self.column)
 
     def _clear(self, message: str) -> None:
         self.histogram = self.scatter = None
@@ -229,6 +232,7 @@ class PlotsPanel(QWidget):
         self.brush.hide()
         self.hist_now.hide()
         self.note.setText(message)
+        self.columnShown.emit(None)
 
     def _draw_histogram(self, result, col) -> None:
         h = self.histogram = self._column_stats(self._model_shown)[0]

@@ -1,9 +1,12 @@
 """'Target in k of the N sampled frames' in the window: the browser's k column and its filter, and each
 model's score against k in the plots dock (docs/frames.md).
 
-k is computed for the whole release under the model's eye's policy (ui/models_eye.py) in a background job
+k is computed for the whole release, for every model under its own policy (the state's `frame_policies`,
+core.frames.FramePolicies, with its records' `frames` fields), in a background job
 (render/frames_scan.release_target_k: the videos scanned for the red box once, cached), with progress and
-cancel, again when the policy changes. The filter is the state's `filter.target_k` (core/browse.py).
+cancel, again when a policy changes. The k column and the filter (the state's `filter.target_k`,
+core/browse.py) are the selected model's; the plot draws each model's against its own k, over the plots
+dock's column.
 """
 from __future__ import annotations
 
@@ -22,8 +25,8 @@ BUCKETS = (0, 1, 2, 3, 4)               # and "5+"
 
 
 class ScoreVsK:
-    """Each model's mean score over the questions whose target is in k sampled frames (k = 0, 1, .., 5+),
-    drawn in a plot of the plots dock; the count of questions under each k."""
+    """Each model's mean score over the questions of the plots dock's column whose target is in k of the
+    frames its policy samples (k = 0, 1, .., 5+); the count of questions under each k."""
 
     def __init__(self, state: InspectorState, plot: pg.PlotItem):
         self.state, self.plot = state, plot
@@ -34,25 +37,37 @@ class ScoreVsK:
         plot.setLabel("left", "mean score")
         plot.setYRange(0, 1)
         plot.getAxis("bottom").setTicks([[(b, str(b)) for b in BUCKETS] + [(len(BUCKETS), "5+")]])
-        self.k: np.ndarray | None = None
+        self.k: dict[str | None, np.ndarray] | None = None      # per model name
+        self.column: int | None = None                          # the plots dock's (None: none shown)
         state.events.models.connect(self.redraw)
         state.events.visible_models.connect(self.redraw)
 
-    def set_k(self, k: np.ndarray | None) -> None:
+    def set_k(self, k: dict[str | None, np.ndarray] | None) -> None:
         self.k = k
         self.redraw()
 
+    def set_column(self, column: int | None) -> None:
+        """The column the plots dock shows (PlotsPanel.columnShown)."""
+        if column != self.column:
+            self.column = column
+            self.redraw()
+
     def curves(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per model: the buckets that have questions, its mean score in each, and their counts."""
+        """Per model: the buckets that have questions of the column, its mean score in each, and their counts."""
         session = self.state.session
-        if session is None or self.k is None:
+        if session is None or self.k is None or self.column is None:
             return {}
-        bucket = np.minimum(self.k, len(BUCKETS))
+        rel = session.release
+        in_column = (rel.column == self.column) & rel.in_leaderboard
         out = {}
         for r in session.results:
+            k = self.k.get(r.model)
+            if k is None:
+                continue
+            bucket = np.minimum(k, len(BUCKETS))
             xs, ys, ns = [], [], []
             for b in range(len(BUCKETS) + 1):
-                m = (bucket == b) & ~np.isnan(r.score) & session.release.in_leaderboard
+                m = (bucket == b) & ~np.isnan(r.score) & in_column
                 if m.any():
                     xs.append(b)
                     ys.append(float(r.score[m].mean()))
@@ -63,30 +78,43 @@ class ScoreVsK:
     def redraw(self, *_) -> None:
         self.plot.clear()
         session = self.state.session
-        for m, (name, (xs, ys, ns)) in enumerate(self.curves().items()):
+        curves = self.curves()
+        for m, r in enumerate(session.results if session is not None else []):
+            if r.model not in curves or m not in self.state.visible_models:
+                continue
+            xs, ys, ns = curves[r.model]
             if not len(xs):
                 continue
             color = style.model_color(m)
             self.plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color, symbolSize=7,
-                           name=name)
-            if m == 0:
-                for x, n in zip(xs, ns):
-                    t = pg.TextItem(f"n={n}", color=(90, 90, 90), anchor=(0.5, 0))
-                    t.setPos(float(x), 0.08)
-                    self.plot.addItem(t)
+                           name=r.model)
+            for x, y, n in zip(xs, ys, ns):      # each point's count, under it in the model's colour
+                t = pg.TextItem(f"{n}", color=color, anchor=(0.5, -0.2))
+                t.setPos(float(x), float(y))
+                self.plot.addItem(t)
+        message = None
         if session is not None and self.k is None:
-            t = pg.TextItem("k not computed yet", color=(120, 120, 120))
+            message = "k not computed yet"
+        elif session is not None and self.column is None:
+            message = "no column shown"
+        elif session is not None and not curves:
+            message = "no question of this column has known target frames"
+        elif session is not None and not any(len(c[0]) for c in curves.values()):
+            message = "no question of this column has known target frames"
+        if message:
+            t = pg.TextItem(message, color=(120, 120, 120))
             t.setPos(0, 0.5)
             self.plot.addItem(t)
 
 
 class TargetKBar(QWidget):
-    """The browser's row: filter by k, and what the k column counts (under which policy, how many never)."""
+    """The browser's row: filter by k, and what the k column counts (the selected model's, under its policy,
+    how many never)."""
 
-    def __init__(self, state: InspectorState, jobs: Jobs, browser, eye, score_vs_k: ScoreVsK | None = None):
+    def __init__(self, state: InspectorState, jobs: Jobs, browser, score_vs_k: ScoreVsK | None = None):
         super().__init__()
-        self.state, self.jobs, self.browser, self.eye, self.score_vs_k = state, jobs, browser, eye, score_vs_k
-        self.box = QComboBox(toolTip="Questions by whether their target is in the frames the model's eye's "
+        self.state, self.jobs, self.browser, self.score_vs_k = state, jobs, browser, score_vs_k
+        self.box = QComboBox(toolTip="Questions by whether their target is in the frames the selected model's "
                                      "policy samples (the k column)")
         self.box.addItems(list(TARGET_K_FILTERS))
         self.status = QLabel("")
@@ -99,8 +127,11 @@ class TargetKBar(QWidget):
         self.box.currentTextChanged.connect(self._filter)
         state.events.filter.connect(self._show_filter)
         state.events.session.connect(self.compute)
-        eye.policyChanged.connect(self.compute)
-        self.policy = None
+        state.events.models.connect(self.compute)
+        state.events.frame_policies.connect(self.compute)
+        self.per_model: dict[str | None, tuple[np.ndarray, np.ndarray]] = {}
+        self._session = None                       # the session the arrays are of
+        self._shown = None                         # (arrays, model) on the browser's index
 
     def _filter(self, text: str) -> None:
         if self.state.filter.target_k != text:
@@ -111,27 +142,46 @@ class TargetKBar(QWidget):
             self.box.blockSignals(True)
             self.box.setCurrentText(f.target_k)
             self.box.blockSignals(False)
+        self._show_selected()
 
     def compute(self, *_) -> None:
         session = self.state.session
         if session is None:
             return
         from ..render.frames_scan import release_target_k
-        self.policy = self.eye.policy_text()
-        self.status.setText(f"k under {self.policy}: scanning the videos…")
-        self.jobs.submit(release_target_k, session.release, self.policy, lane="target_k", scope="session",
+        if self._session is not session:           # another release: nothing of the last one is shown
+            self._session, self.per_model, self._shown = session, {}, None
+            if self.score_vs_k is not None:
+                self.score_vs_k.set_k(None)
+        policies, sources = self.state.frame_policies, self.state.model_sources()
+        self.status.setText("k: scanning the videos…")
+        self.jobs.submit(release_target_k, session.release, policies, sources, lane="target_k", scope="session",
                          with_progress=True, label="finding the target in the sampled frames",
-                         done=lambda result, policy=self.policy: self._done(policy, *result),
+                         done=lambda result, key=(session, policies, tuple(sources)): self._done(key, result),
                          failed=lambda msg: self.status.setText(f"k: {msg}"))
 
-    def _done(self, policy: str, k: np.ndarray, sampled: np.ndarray) -> None:
+    def _done(self, key, per_model: dict) -> None:
+        session = self.state.session
+        if key != (session, self.state.frame_policies, tuple(self.state.model_sources())):
+            return                                  # a policy changed meanwhile: its own job follows
+        self.per_model, self._shown = per_model, None
+        if self.score_vs_k is not None:
+            self.score_vs_k.set_k({m: k for m, (k, _n) in per_model.items()})
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        """The selected model's k on the browser's index (its column and filter); again when it changes."""
         index = self.browser.index
-        if index is None or len(k) != index.n or policy != self.eye.policy_text():
+        model = self.state.selected_model
+        arrays = self.per_model.get(model) or self.per_model.get(None)
+        if index is None or arrays is None or len(arrays[0]) != index.n or self._shown == (id(arrays), model):
             return
+        self._shown = (id(arrays), model)
+        k, sampled = arrays
         index.target_k, index.sampled_n = k, sampled
         known = ~np.isnan(k)
         never = int(np.count_nonzero(known & (k == 0)))
-        self.status.setText(f"k under {policy}: target never sampled in {never} of {int(known.sum())}")
+        policy = self.state.frame_policies.policy_of(model)
+        who = f"{model} at {policy}" if model else f"{policy}"
+        self.status.setText(f"k of {who}: target never sampled in {never} of {int(known.sum())}")
         self.browser.apply_filter()
-        if self.score_vs_k is not None:
-            self.score_vs_k.set_k(k)

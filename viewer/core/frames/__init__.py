@@ -9,6 +9,7 @@ from .seen import (
     TARGET_SAMPLED,
     TARGET_UNKNOWN,
     UNKNOWN,
+    FramePolicies,
     ModelFrames,
     QuestionFrames,
     TargetSeen,
@@ -22,5 +23,5 @@ from .seen import (
 )
 
 __all__ = ["METADATA", "NO_TARGET", "RAY_CAST", "RED_BOX", "TARGET_NEVER_SAMPLED", "TARGET_SAMPLED",
-           "TARGET_UNKNOWN", "UNKNOWN", "ModelFrames", "QuestionFrames", "TargetSeen", "VideoFacts", "has_target",
-           "is_visual", "question_frames", "record_frames", "split_scores", "target_seen"]
+           "TARGET_UNKNOWN", "UNKNOWN", "FramePolicies", "ModelFrames", "QuestionFrames", "TargetSeen", "VideoFacts",
+           "has_target", "is_visual", "question_frames", "record_frames", "split_scores", "target_seen"]

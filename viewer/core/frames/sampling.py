@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -205,7 +206,13 @@ def sample(policy: FramePolicy, total: int, video_fps: float | None = None,
 
     `logged` is the question's list from a `list:` file. Raises PolicyError when the policy cannot apply
     (no frames, an fps policy without the video's rate, a list policy without the question's list).
+    Remembered: a release's questions share a few videos, so a pass over them computes each once.
     """
+    return _sample(policy, total, video_fps, None if logged is None else tuple(logged))
+
+
+@lru_cache(maxsize=4096)
+def _sample(policy: FramePolicy, total: int, video_fps: float | None, logged: tuple[int, ...] | None) -> Sampled:
     if total <= 0:
         raise PolicyError("the video has no frames")
     if policy.kind == "all":

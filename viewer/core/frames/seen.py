@@ -210,6 +210,74 @@ class ModelFrames:
             logged = self.lists.lists.get(uid) if self.lists is not None else None
         return policy, explicit, logged
 
+    def question(self, question, column_key: str | None, facts: VideoFacts | None,
+                 target: TargetSeen) -> QuestionFrames:
+        """`question_frames` for this model's policy for the question (a `list:` policy without a list for
+        it says so)."""
+        policy, explicit, logged = self.for_question(question.uid)
+        if policy is not None and policy.kind == "list" and logged is None and explicit is None:
+            row = question_frames(question, column_key, None, facts, target)
+            if facts is not None and not facts.problem:
+                row.problem = f"{policy.list_file}: no frame list for {question.uid}"
+            return row
+        return question_frames(question, column_key, policy, facts, target, logged, explicit)
+
+
+@dataclass(frozen=True)
+class FramePolicies:
+    """Which policy each model uses: the one answer to it, for `frames`, `score --by target-sampled` and the
+    window (whose Model's-eye dock changes one model's). A model's own (`--frames NAME=POLICY`, or picked
+    in the window), else the one for every model; a record's own `frames` field wins over both
+    (`model_frames`)."""
+    default: FramePolicy | None = None
+    named: tuple[tuple[str, FramePolicy], ...] = ()
+
+    @classmethod
+    def parse(cls, frames_args: list[str]) -> FramePolicies:
+        """From `--frames [NAME=]POLICY` arguments; PolicyError naming the argument."""
+        from ..predictions import named_path
+        out = cls()
+        for a in frames_args:
+            name = named_path(a)[0]          # NAME=POLICY, as NAME=PATH names a prediction file's model
+            text = a.partition("=")[2] if name is not None else a
+            try:
+                out = out.with_policy(name, parse_policy(text))
+            except PolicyError as e:
+                raise PolicyError(f"--frames {a}: {e}") from None
+        return out
+
+    def policy_of(self, model: str | None) -> FramePolicy | None:
+        """Model `model`'s policy (None: the one for every model)."""
+        return dict(self.named).get(model, self.default) if model is not None else self.default
+
+    def with_policy(self, model: str | None, policy: FramePolicy | None) -> FramePolicies:
+        """The same, with `model`'s policy (None: every model's that has none of its own) replaced."""
+        if model is None:
+            return FramePolicies(policy, self.named)
+        named = dict(self.named)                 # in the order given: an equal set compares equal
+        if policy is None:
+            named.pop(model, None)
+        else:
+            named[model] = policy
+        return FramePolicies(self.default, tuple(named.items()))
+
+    def unknown_models(self, models) -> list[str]:
+        """Names given a policy that are no model here."""
+        return sorted({m for m, _ in self.named} - set(models))
+
+    def model_frames(self, model: str | None, source: str | Path | None = None) -> ModelFrames:
+        """How `model`'s frames are chosen: its policy, its prediction file's `frames` fields, a `list:`
+        policy's file read (PolicyError when it cannot be). Problems (with their line) in `.problems`."""
+        from .sampling import read_frame_lists
+        mf = ModelFrames(self.policy_of(model))
+        if source:
+            mf.per_question, bad = record_frames(source)
+            mf.problems += bad
+        if mf.policy is not None and mf.policy.kind == "list":
+            mf.lists = read_frame_lists(mf.policy.list_file)
+            mf.problems += mf.lists.problems
+        return mf
+
 
 # The keys a prediction record names its uid by (the spec's aliases, as core/predictions reads them).
 UID_KEYS = ("uid", "id", "question_id", "index")
