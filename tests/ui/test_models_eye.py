@@ -27,6 +27,11 @@ def _visual_and_semantic(state):
 
 def test_strip_follows_questions_and_policy(inspect_demo, qtbot):
     win, state = inspect_demo()
+    # Behind another tab the dock reads no frame: the scrubber's ticks only (next sample stays fast).
+    state.select_uid(_visual_and_semantic(state)[0][1])
+    settle(qtbot, win, 60000)
+    assert win.models_eye.sheet.sheet.images == [] and len(win.sample_view.player.slider.sampled) == 8
+    win.models_eye_dock.raise_()                            # the user opens the Model's eye tab
     eye, slider = win.models_eye, win.sample_view.player.slider
     visual, other = _visual_and_semantic(state)
     for uid in visual[::3] + other[:2] + visual[:1]:        # visual, then others, then back
@@ -81,6 +86,7 @@ def test_without_3d_the_scrubber_marks_the_red_box_frames(make_inspector, qtbot,
 
 def test_k_column_filter_and_score_vs_k(inspect_demo, qtbot):
     win, state = inspect_demo()
+    win.models_eye_dock.raise_()
     settle(qtbot, win, 120000)
     index, model = win.browser.index, win.browser.model
     release = state.session.release
@@ -147,6 +153,7 @@ def test_a_policy_per_model(make_inspector, qtbot, tmp_path):
     path = root / "predictions" / "noisy-expert.jsonl"
     recs = [json.loads(line) for line in path.read_text().splitlines()]
     win, state = make_inspector()
+    win.models_eye_dock.raise_()
     win.set_frame_policies(FramePolicies.parse(["uniform:8", "sign-flipper=uniform:32"]))
     release_uids = None
     open_release(qtbot, win, root, sorted((root / "predictions").glob("*.jsonl")))

@@ -92,12 +92,14 @@ class ModelSheet:
 
 
 def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: int = 64,
-                logged: tuple[int, ...] | None = None, explicit: tuple[int, ...] | None = None) -> ModelSheet:
+                logged: tuple[int, ...] | None = None, explicit: tuple[int, ...] | None = None,
+                images: bool = True) -> ModelSheet:
     """Decode the sampled frames of `path` under the policy (a FramePolicy or its text; at most `max_frames`
     shown), resized to the model's resolution; with `find_box`, the red box of every frame (cached scan)
     scaled to it. `logged` is the question's list for a `list:` policy, `explicit` the indices a prediction
     record gives (they win over the policy; its resolution still applies), as ModelFrames.for_question
-    gives them. PolicyError or VideoError say what is wrong."""
+    gives them. PolicyError or VideoError say what is wrong. `images=False`: the sampled indices alone (no
+    frame decoded, no box looked for), as the scrubber's ticks need them while the sheet is not on screen."""
     from PIL import Image
 
     from ..core.frames.sampling import PolicyError, Sampled, parse_policy, sample
@@ -105,7 +107,7 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
     from .video import VideoReader
     if isinstance(policy, str):
         policy = parse_policy(policy)
-    vb = scan_video(path, progress) if find_box else None
+    vb = scan_video(path, progress) if find_box and images else None
     reader = VideoReader(path, cache_frames=2)
     try:
         if explicit is not None:
@@ -119,12 +121,13 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
         size = policy.resolution.size_for(w, h) if policy.resolution else (w, h)
         sx, sy = size[0] / w, size[1] / h
         shown = s.indices if len(s.indices) <= max_frames else s.indices[:: -(-len(s.indices) // max_frames)]
-        images, boxes = [], []
+        shown = shown if images else ()
+        pictures, boxes = [], []
         for i, k in enumerate(shown):
             img = reader.frame(k)
             if size != (w, h):
                 img = np.asarray(Image.fromarray(img).resize(size, Image.Resampling.BICUBIC))
-            images.append(img)
+            pictures.append(img)
             b = vb.box(k) if vb is not None else None
             boxes.append(None if b is None else (b.x0 * sx, b.y0 * sy, b.x1 * sx, b.y1 * sy))
             if progress:
@@ -132,9 +135,9 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
     finally:
         reader.close()
     note = s.note
-    if len(shown) < len(s.indices):
+    if images and len(shown) < len(s.indices):
         note = "; ".join(filter(None, [note, f"{len(shown)} of the {len(s.indices)} sampled frames shown"]))
-    return ModelSheet(path, policy.text, reader.n_frames, tuple(s.indices), tuple(shown), images, boxes, size,
+    return ModelSheet(path, policy.text, reader.n_frames, tuple(s.indices), tuple(shown), pictures, boxes, size,
                       vb.frames() if vb is not None else None, note)
 
 

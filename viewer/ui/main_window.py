@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
         self.models_eye_dock = self._dock("Model's eye", self.models_eye, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.models_eye_dock.visibilityChanged.connect(self.models_eye.set_on_screen)
         # k: the target in k of the frames each model's policy samples (browser column, filter, plot)
         self.score_vs_k = ScoreVsK(self.state, self.plots.graphics.addPlot(row=0, col=3, title="score vs k"))
         self.plots.columnShown.connect(self.score_vs_k.set_column)

@@ -114,6 +114,8 @@ class ModelsEyePanel(QWidget):
         lay.addLayout(top)
         lay.addWidget(scroll, 1)
         self._model: str | None = None
+        self._indices_only = False            # the last sheet asked for holds no frames (it was off screen)
+        self._on_screen = False               # its dock's tab raised (set_on_screen)
         self._show_policy()
         state.events.question.connect(self.refresh)
         state.events.session.connect(self._model_changed)
@@ -121,6 +123,13 @@ class ModelsEyePanel(QWidget):
         state.events.filter.connect(lambda _f: self._model_changed() if self.state.selected_model != self._model
                                     else None)
         state.events.frame_policies.connect(self._model_changed)
+
+    def set_on_screen(self, shown: bool) -> None:
+        """Its dock's tab raised or not (QDockWidget.visibilityChanged: a tabified dock behind another
+        still says isVisible()). Raised, the frames not read while it was behind are read now."""
+        self._on_screen = shown
+        if shown and self._indices_only:
+            self.refresh()
 
     def policy_text(self) -> str:
         """The policy the selected model is given (the state's; the box shows it)."""
@@ -182,7 +191,11 @@ class ModelsEyePanel(QWidget):
             self._show(None, "no frame policy for this model")
             return
         from ..render.frames_scan import model_sheet
+        # Off screen (another tab raised): the sampled indices alone, for the scrubber's ticks; the frames are
+        # decoded when the sheet comes on screen (set_on_screen), not on every question.
+        self._indices_only = not self._on_screen
         self.status.setText("reading frames…")
-        self.jobs.submit(partial(model_sheet, logged=logged, explicit=explicit), path, policy, marked_in_video(q),
+        self.jobs.submit(partial(model_sheet, logged=logged, explicit=explicit, images=not self._indices_only),
+                         path, policy, marked_in_video(q),
                          lane="models_eye", scope="question", with_progress=True, label="the model's eye",
                          done=self._show, failed=lambda msg: self._show(None, msg))
