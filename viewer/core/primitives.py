@@ -301,6 +301,13 @@ def clip_path(points, box: Box2) -> tuple[list[np.ndarray], list[tuple[np.ndarra
     """A polyline (NaN rows break it) cut to `box`: the runs inside it, and where it crosses the box's
     edge (point, outward unit direction), to be marked there."""
     pts = np.asarray(points, float)[:, :2]
+    finite = np.isfinite(pts).all(axis=1)
+    x0, y0, x1, y1 = box
+    inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
+    if inside[finite].all():       # the usual case, a path on its map: no cut, only the NaN breaks
+        pieces = np.split(pts, np.flatnonzero(~finite))
+        return [piece[np.isfinite(piece).all(axis=1)] for piece in pieces
+                if np.isfinite(piece).all(axis=1).sum() > 1], []
     runs: list[np.ndarray] = []
     marks: list[tuple[np.ndarray, np.ndarray]] = []
     run: list[np.ndarray] = []
