@@ -237,3 +237,21 @@ def test_a_policy_per_model(make_inspector, qtbot, tmp_path):
     k = win.score_vs_k.k
     assert int(np.nansum(k["sign-flipper"] == 0)) == never["sign-flipper"]
     assert int(np.count_nonzero(k["noisy-expert"][has_target] > 0)) > 0
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
+def test_the_strip_fits_its_dock_thumbnails_and_labels_whole(inspect_demo, qtbot, size):
+    """At the README's size and a laptop's, the thumbnails take the dock's height with their frame labels
+    under them: the strip scrolls across, never down (it used to cut the thumbnails and hide the labels)."""
+    from viewer.ui.models_eye import LABEL_ROOM
+    win, state = inspect_demo()
+    win.resize(*size)
+    win.models_eye_dock.raise_()
+    state.select_uid(_visual_and_semantic(state)[0][0])
+    settle(qtbot, win, 60000)
+    eye = win.models_eye
+    strip = eye.sheet
+    assert strip.sheet is not None and strip.sheet.images
+    assert strip._thumb_height() + LABEL_ROOM <= strip.height()
+    assert not eye.scroll.verticalScrollBar().isVisible()
+    assert strip.minimumWidth() >= len(strip.sheet.images) * strip._thumb_width()

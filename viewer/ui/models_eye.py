@@ -23,7 +23,8 @@ from .jobs import Jobs
 
 POLICIES = ("uniform:8", "uniform:16", "uniform:32", "uniform:8@448", "uniform:32,vlmevalkit", "fps:1",
             "fps:2,max:32", "all")
-THUMB_HEIGHT = 120                      # on screen; the label says the model's own size
+MIN_THUMB_HEIGHT = 56                   # a short dock: smaller thumbnails, their labels still under them
+LABEL_ROOM = 24
 OUTLINE = QColor(0, 230, 255)           # the found box, over the red one drawn in the video
 SEEN_BG = QColor(255, 235, 235)
 
@@ -35,7 +36,7 @@ class _Sheet(QWidget):
         super().__init__()
         self.sheet = None
         self._images = []
-        self.setMinimumHeight(THUMB_HEIGHT + 24)
+        self.setMinimumHeight(MIN_THUMB_HEIGHT + LABEL_ROOM)
 
     def set_sheet(self, sheet) -> None:
         self.sheet = sheet
@@ -49,11 +50,19 @@ class _Sheet(QWidget):
             return None
         return 4 + self.sheet.shown.index(k) * (self._thumb_width() + 6)
 
+    def _thumb_height(self) -> int:
+        """The thumbnails fill the strip's height (the dock's), the frame labels kept under them."""
+        return max(MIN_THUMB_HEIGHT, self.height() - LABEL_ROOM)
+
     def _thumb_width(self) -> int:
         if self.sheet is None:
             return 0
         w, h = self.sheet.size
-        return max(1, round(THUMB_HEIGHT * w / h))
+        return max(1, round(self._thumb_height() * w / h))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.setMinimumWidth(self._width())     # taller, so wider: the strip scrolls across, never down
 
     def _width(self) -> int:
         return 8 + len(self._images) * (self._thumb_width() + 6)
@@ -63,13 +72,13 @@ class _Sheet(QWidget):
         if self.sheet is None:
             p.end()
             return
-        tw = self._thumb_width()
+        tw, th = self._thumb_width(), self._thumb_height()
         w, h = self.sheet.size
         target = set(self.sheet.target or ())
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         for i, (img, box, k) in enumerate(zip(self._images, self.sheet.boxes, self.sheet.shown)):
             x = 4 + i * (tw + 6)
-            rect = QRectF(x, 4, tw, THUMB_HEIGHT)
+            rect = QRectF(x, 4, tw, th)
             if k in target:
                 p.fillRect(rect.adjusted(-3, -3, 3, 20), SEEN_BG)
             p.drawImage(rect, img)
@@ -78,8 +87,9 @@ class _Sheet(QWidget):
                 p.setPen(QPen(OUTLINE, 2, Qt.PenStyle.DashLine))
                 p.drawRect(QRectF(x + box[0] * s, 4 + box[1] * s, (box[2] - box[0]) * s, (box[3] - box[1]) * s))
             p.setPen(QColor(40, 40, 40))
-            label = f"{k}" + (f"  box {round(box[2] - box[0])}x{round(box[3] - box[1])}" if box else "")
-            p.drawText(QRectF(x, 6 + THUMB_HEIGHT, tw, 16), Qt.AlignmentFlag.AlignCenter, label)
+            # frame: the box's size at the model's input (short: it must fit under a small thumbnail)
+            label = f"{k}" + (f": {round(box[2] - box[0])}×{round(box[3] - box[1])}" if box else "")
+            p.drawText(QRectF(x, 6 + th, tw, 16), Qt.AlignmentFlag.AlignCenter, label)
         p.end()
 
 
