@@ -67,8 +67,20 @@ COMMANDS = {
 OPEN_WINDOW = Command("window_cli", "cmd_open", "")      # no command: the window
 
 
+def _dump_tracebacks_on_crash() -> None:
+    """A crash in native code (Qt, a decoder) prints every thread's Python stack on stderr, so a report
+    of one says where it happened; nothing is printed otherwise."""
+    import faulthandler
+    try:
+        if not faulthandler.is_enabled():
+            faulthandler.enable(file=sys.stderr, all_threads=True)
+    except (AttributeError, ValueError, OSError):      # stderr closed or not a real file (embedded, pythonw)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _dump_tracebacks_on_crash()
     try:
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:])
@@ -120,3 +132,4 @@ def _unknown_command(word: str, commands: dict) -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
+
