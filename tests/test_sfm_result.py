@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 
 from viewer.core.scene.model import Intrinsics
-from viewer.core.scene.sfm_result import (QueryPose, SfmResult, load_sfm_result, save_sfm_result,
-                                          sfm_cache_file)
+from viewer.core.scene.sfm_result import QueryPose, SfmResult, load_sfm_result, save_sfm_result, sfm_cache_file
 
 
 def _result(tmp_path):
