@@ -74,6 +74,9 @@ EXCLUDED_PYTHON = [
     "tblib", "msgpack", "sortedcontainers", "locket",
     # OpenCV: the demo generator's, not the app's (viewer/demo/opencv.py)
     "cv2",
+    # structure from motion (`reconstruct`, viewer/render/sfm imports it lazily): an optional extra, and
+    # the packaged app says to install gst-viewer[sfm]; a development venv has it through the test extra
+    "pycolmap",
     # Pillow: formats and features the app never reads or writes
     # (their C modules only: trimesh imports PIL.ImageDraw and so ImageFont, which loads _imagingft when used)
     "PIL._avif", "PIL._webp", "PIL._imagingft", "PIL._imagingcms", "PIL._imagingtk", "PIL.ImageTk",
