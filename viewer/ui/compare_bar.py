@@ -31,6 +31,7 @@ from ..core.review.views import ViewStore, resolve_view, view_document
 from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
 from .bindings import KEEP, Bindings
+from .flow_layout import FlowLayout
 
 
 class CompareBar(QWidget):
@@ -54,13 +55,12 @@ class CompareBar(QWidget):
         self.views_menu = QMenu("Saved views", self)
         self.views_menu.aboutToShow.connect(self.fill_menu)
         self.views_button.setMenu(self.views_menu)
-        lay = QHBoxLayout(self)
+        # A flow: one line in a wide browser, two in a narrow one; a label stays with its box.
+        lay = FlowLayout(self, spacing=4)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.compare_box, 2)
-        lay.addWidget(QLabel("B"))
-        lay.addWidget(self.b_box, 2)
-        lay.addWidget(self.error_on)
-        lay.addWidget(self.error_min, 1)
+        lay.addWidget(_together(QLabel("B"), self.b_box), 2)
+        lay.addWidget(_together(self.error_on, self.error_min), 1)
         lay.addWidget(self.views_button)
         b = self.bindings = Bindings(state)
         b.combo(self.compare_box, "filter.compare", write=lambda compare: self._write(compare=compare))
@@ -185,6 +185,17 @@ class CompareBar(QWidget):
             self.store.delete(name)
         except UserError as e:
             self.message.emit(str(e))
+
+
+def _together(label: QWidget, box: QWidget) -> QWidget:
+    """A label and its box as one widget, so that a flow never puts them on different lines."""
+    w = QWidget()
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(4)
+    lay.addWidget(label)
+    lay.addWidget(box, 1)
+    return w
 
 
 def _error_above(f) -> bool:

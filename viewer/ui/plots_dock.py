@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, Qt, pyqtSignal
-from PyQt6.QtGui import QColor
+from PyQt6.QtGui import QColor, QFontMetrics
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ..core import plots
@@ -33,6 +33,10 @@ _SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
 # More points than this are drawn as an even sample (the note says so): beyond it a scatter is a blot,
 # and pyqtgraph's per-point cost would make switching models slow at 200,000 questions.
 MAX_SCATTER_POINTS = 4000
+
+
+STATUS_TITLE_MIN = 90          # pixels: the status title's lines are never narrower than this
+STATUS_AXIS_ROOM = 70         # pixels of a plot's share the model-name axis takes, not its title
 
 
 class PlotsPanel(QWidget):
@@ -65,6 +69,7 @@ class PlotsPanel(QWidget):
         # Side by side: the dock sits under the sample view, wide and low.
         self.scatter_plot = self.graphics.addPlot(row=0, col=1, title="predicted vs truth")
         self.status_plot = self.graphics.addPlot(row=0, col=2, title="parse status")
+        self._status_title: str | None = None           # the colour key shown as its title (`_fit_status_title`)
         for p in (self.hist_plot, self.scatter_plot, self.status_plot):
             p.setMenuEnabled(False)
             p.hideButtons()
@@ -320,12 +325,50 @@ class PlotsPanel(QWidget):
             self.status_items.append(bar)
             left = left + counts[:, g]
         self.status_plot.getAxis("left").setTicks([[(k, s.results[m].model[:16]) for k, m in enumerate(shown)]])
-        self.status_plot.setTitle(" ".join(
-            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS))
+        self._fit_status_title()
         self._status_models = shown
         self._status_counts = counts
         self.status_plot.setXRange(0, max(float(left.max()) if len(left) else 1.0, 1.0), padding=0.02)
         self.status_plot.setYRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
+
+    def _fit_status_title(self) -> None:
+        """The status plot's title is its colour key: on as many lines as its share of the dock's width needs
+        (one line held the dock's plots wider than the dock at 1280 px and cut the last one off); the
+        groups explained in its tooltip."""
+        label = self.status_plot.titleLabel
+        fm = QFontMetrics(label.item.font())
+        shown = sum(1 for p in (self.hist_plot, self.scatter_plot, self.status_plot, *self._extra_plots())
+                    if p.isVisible())
+        budget = max(STATUS_TITLE_MIN, self.graphics.width() // max(shown, 1) - STATUS_AXIS_ROOM)
+        lines: list[list[str]] = [[]]
+        used = 0
+        for g in plots.STATUS_GROUPS:
+            w = fm.horizontalAdvance(f"■{g} ")
+            if lines[-1] and used + w > budget:
+                lines.append([])
+                used = 0
+            lines[-1].append(f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}")
+            used += w
+        title = "<br>".join(" ".join(line) for line in lines)
+        if title != self._status_title:
+            self._status_title = title
+            self.status_plot.setTitle(title)
+            height = len(lines) * fm.lineSpacing() + 12
+            label.setMaximumHeight(height)
+            self.status_plot.layout.setRowFixedHeight(0, height)
+            label.setToolTip("The selected column's answers per model: scored (parsed as they should be), "
+                             "flagged (scored, with a note: several numbers, a lenient reading), unparsed (scored 0), "
+                             "missing (no answer)")
+
+    def _extra_plots(self) -> list:
+        """Plots the window added beside these (score vs k)."""
+        return [item for item in self.graphics.ci.items if isinstance(item, pg.PlotItem)
+                and item not in (self.hist_plot, self.scatter_plot, self.status_plot)]
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._status_title is not None:
+            self._fit_status_title()
 
     # ----------------------------------------------------------- highlight
     def _highlight(self) -> None:

@@ -119,6 +119,7 @@ class TargetKBar(QWidget):
         self.box.addItems(list(TARGET_K_FILTERS))
         self.status = QLabel("")
         self.status.setStyleSheet("color: gray")
+        self.status.setWordWrap(True)           # a long count wraps rather than widening the browser
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(QLabel("target in frames:"))
