@@ -137,7 +137,8 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
             note = "\nsorted by the error as a share of the column's loosest tolerance, so that columns " \
                    "of different units rank together" if key[0] == "error" else \
-                "\nsorted by score, equal scores by the error as a share of the column's tolerance" \
+                "\nsorted by score, equal scores by the error as a share of the column's tolerance; the " \
+                "browser opens sorted by the selected model's score, worst first" \
                 if key[0] == "score" else ""
             return f"{self.session.results[key[1]].model}: {key[0]}{note}"
         if role == Qt.ItemDataRole.ForegroundRole and isinstance(key, tuple):
@@ -201,7 +202,8 @@ class BrowserPanel(QWidget):
         self.search.setClearButtonEnabled(True)
         self.column_box = QComboBox(toolTip="Table 1 column")
         self.scene_box = QComboBox(toolTip="Scene")
-        self.model_box = QComboBox(toolTip="The model the score, status and n/p filters use")
+        self.model_box = QComboBox(toolTip="The model the score, status and n/p filters use; the table opens "
+                                                  "sorted by its score, worst first")
         self.status_box = QComboBox(toolTip="Which of the model's answers to show")
         for key, text in browse.STATUS_FILTERS.items():
             self.status_box.addItem(key, key)
@@ -298,10 +300,12 @@ class BrowserPanel(QWidget):
         self.model.first_model = f.model
         self.model.second_model = f.model_b if f.compare in NEEDS_B else None
         self.model.set_session(session, self.index)
-        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        # The state's sort for the new release (the selected model's score, worst first: state.default_sort).
+        self.model.sort_key, self.model.descending = self._state_sort_key(), bool(self.state.sort[1])
         self._fill_boxes()
         self._size_columns()
         self.apply_filter()
+        self._show_sort_indicator()
 
     def _models_changed(self) -> None:
         """Predictions were added: new model columns, same filter, same sort (the model's reset drops it)."""

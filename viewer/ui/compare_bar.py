@@ -156,7 +156,8 @@ class CompareBar(QWidget):
     def save_view(self, name: str) -> bool:
         s = self.state
         try:
-            self.store.save(name, view_document(s.filter, s.sort, s.visible_models, s.models))
+            self.store.save(name, view_document(s.filter, s.sort, s.visible_models, s.models,
+                                                [i for i, _ in s.model_identities()]))
         except UserError as e:
             self.message.emit(str(e))
             return False
@@ -169,7 +170,7 @@ class CompareBar(QWidget):
         if doc is None:
             self.message.emit(f"no saved view {name!r}")
             return False
-        view = resolve_view(name, doc, self.state.models)
+        view = resolve_view(name, doc, self.state.models, self.state.model_identities())
         s = self.state
         s.visible_models = view.visible
         s.filter = view.filter

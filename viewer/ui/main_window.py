@@ -389,7 +389,7 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
-        unknown = self.state.frame_policies.unknown_models(session.models)
+        unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
                                          f"(models: {', '.join(session.models) or 'none'})")
