@@ -326,6 +326,11 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
     right = max(p.mapRectToScene(p.boundingRect()).right() for p in shown)
     assert right <= plots.graphics.width() + 0.5, "no plot runs past the dock's edge"
     assert min(p.vb.width() for p in shown) >= 60, [p.vb.width() for p in shown]
+    for p in shown:                                           # every title within its plot, said whole
+        if p.titleLabel.isVisible():
+            assert p.titleLabel.item.boundingRect().width() <= p.width() + 0.5, p.titleLabel.text
+    box = plots.column_box
+    assert box.fontMetrics().horizontalAdvance(box.currentText()) <= box.width() - 20, box.currentText()
 
 
 def test_at_1600_the_browser_shows_the_selected_models_columns(qtbot, window):

@@ -16,9 +16,7 @@ from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QInputDialog,
-    QLabel,
     QMenu,
     QToolButton,
     QWidget,
@@ -31,7 +29,7 @@ from ..core.review.views import ViewStore, resolve_view, view_document
 from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
 from .bindings import KEEP, Bindings
-from .flow_layout import FlowLayout
+from .flow_layout import FlowLayout, labelled
 
 
 class CompareBar(QWidget):
@@ -59,8 +57,8 @@ class CompareBar(QWidget):
         lay = FlowLayout(self, spacing=4)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.compare_box, 2)
-        lay.addWidget(_together(QLabel("B"), self.b_box), 2)
-        lay.addWidget(_together(self.error_on, self.error_min), 1)
+        lay.addWidget(labelled("B", self.b_box), 2)
+        lay.addWidget(labelled(self.error_on, self.error_min), 1)
         lay.addWidget(self.views_button)
         b = self.bindings = Bindings(state)
         b.combo(self.compare_box, "filter.compare", write=lambda compare: self._write(compare=compare))
@@ -186,17 +184,6 @@ class CompareBar(QWidget):
             self.store.delete(name)
         except UserError as e:
             self.message.emit(str(e))
-
-
-def _together(label: QWidget, box: QWidget) -> QWidget:
-    """A label and its box as one widget, so that a flow never puts them on different lines."""
-    w = QWidget()
-    lay = QHBoxLayout(w)
-    lay.setContentsMargins(0, 0, 0, 0)
-    lay.setSpacing(4)
-    lay.addWidget(label)
-    lay.addWidget(box, 1)
-    return w
 
 
 def _error_above(f) -> bool:

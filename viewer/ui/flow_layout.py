@@ -9,7 +9,7 @@ in proportion, as in a QHBoxLayout (Qt's own flow layout example leaves it).
 from __future__ import annotations
 
 from PyQt6.QtCore import QPoint, QRect, QSize, Qt
-from PyQt6.QtWidgets import QLayout, QLayoutItem, QWidget, QWidgetItem
+from PyQt6.QtWidgets import QHBoxLayout, QLabel, QLayout, QLayoutItem, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -110,3 +110,15 @@ class FlowLayout(QLayout):
                 x += w + self._spacing
             y += height + self._spacing
         return y - self._spacing - inner.y() + m.top() + m.bottom() if self._shown() else 0
+
+
+def labelled(label: str | QWidget, box: QWidget) -> QWidget:
+    """A label (a text, or a widget such as a check box) and its box as one widget, so that a flow never
+    puts them on different lines."""
+    w = QWidget()
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(4)
+    lay.addWidget(QLabel(label) if isinstance(label, str) else label)
+    lay.addWidget(box, 1)
+    return w
