@@ -309,6 +309,13 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
         for label in labels:                                  # each entry's text has its item's width
             assert _fits(fm, label.item.toPlainText(), label.item.boundingRect().width()), label.text
     assert_chart_whole(win.sample_view.charts["dial"])
+    # A distance question: the bars' legend (the MRA bands) whole beside the map.
+    state.question = next(i for i, q in enumerate(rel.questions) if q.kind is not None and q.kind.chart == "bars")
+    settle(qtbot, win)
+    bars = win.sample_view.charts["bars"]
+    assert _legend_labels(bars), "the MRA bands are named"
+    assert_legend_whole(bars, ())
+    assert_legend_whole(view, DEMO_MODELS)
 
     # The plots dock: the status plot's colour key within its plot, every plot of the row given room.
     win.plots_dock.raise_()

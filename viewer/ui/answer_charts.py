@@ -156,8 +156,8 @@ class DistanceBars(_Chart):
                                   [truth * (1 - t), n - 0.4]], NO_PEN, QBrush(c)))
             c = QColor(style.TRUTH)
             c.setAlpha(90)
-            self.set_legend([("mra", "MRA tolerance bands, ±5% … ±50%",
-                              fill_sample(c))])
+            # Short enough for the chart's narrowest pane (240 px): the whole entry was cut at 1600 px.
+            self.set_legend([("mra", "MRA bands, ±5% … ±50%", fill_sample(c))])
         else:
             self.set_legend([])
         ticks = [(n - 1 - k, name) for k, (name, _, _) in enumerate(rows)]

@@ -37,7 +37,7 @@ class ScoreVsK:
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
-        plot.setLabel("bottom", "k (frames with the target)")
+        plot.setLabel("bottom", "k: frames with target")
         plot.setLabel("left", "mean score")
         plot.setYRange(0, 1)
         plot.getAxis("bottom").setTicks([[(b, str(b)) for b in BUCKETS] + [(len(BUCKETS), "5+")]])
