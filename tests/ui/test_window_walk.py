@@ -288,6 +288,15 @@ def assert_chart_whole(chart):
     assert box.right() <= chart.width() + 0.5 and box.bottom() <= chart.height() + 0.5, (box, chart.size())
 
 
+def assert_dial_labels_whole(dial):
+    """ "0° ahead" and the other labels inside the dial's view, not cut at its edge."""
+    view = dial.vb.mapRectToScene(dial.vb.boundingRect())
+    for text in dial._labels:
+        box = text.mapRectToScene(text.boundingRect())
+        assert view.top() - 0.5 <= box.top() and box.bottom() <= view.bottom() + 0.5, (text.toPlainText(), box, view)
+        assert view.left() - 0.5 <= box.left() and box.right() <= view.right() + 0.5, (text.toPlainText(), box, view)
+
+
 def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbot, inspect_demo):
     win, state = inspect_demo(size=NARROW)
     assert (win.width(), win.height()) == NARROW
@@ -308,7 +317,9 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
         fm = QFontMetrics(labels[0].item.font())
         for label in labels:                                  # each entry's text has its item's width
             assert _fits(fm, label.item.toPlainText(), label.item.boundingRect().width()), label.text
-    assert_chart_whole(win.sample_view.charts["dial"])
+    dial = win.sample_view.charts["dial"]
+    assert_chart_whole(dial)
+    assert_dial_labels_whole(dial)
     # A distance question: the bars' legend (the MRA bands) whole beside the map.
     state.question = next(i for i, q in enumerate(rel.questions) if q.kind is not None and q.kind.chart == "bars")
     settle(qtbot, win)
@@ -323,6 +334,9 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
     settle(qtbot, win)
     qtbot.wait(50)
     plots = win.plots
+    state.question = qi                                       # the direction question again, in a lower pane
+    settle(qtbot, win)
+    assert_dial_labels_whole(dial)
     status = plots.status_plot
     title = status.titleLabel
     assert title.toolTip()
