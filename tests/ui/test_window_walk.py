@@ -9,6 +9,7 @@ from PyQt6.QtGui import QFontMetrics
 from PyQt6.QtTest import QTest
 from ui_helpers import settle
 
+from viewer.core.browse import BrowseFilter
 from viewer.core.compare import COMPARISONS, NEEDS_B
 
 SIZE = (1600, 1000)
@@ -399,7 +400,7 @@ def test_a_renamed_model_is_found_by_a_saved_view_and_keeps_its_frame_policy(qtb
     win, state = window
     bar = win.compare_bar
     policy = parse_policy("uniform:16")
-    state.filter = state.filter.__class__(model=1, model_b=0)
+    state.filter = BrowseFilter(model=1, model_b=0)
     win.models_eye.policy.setCurrentText("uniform:16")
     win.models_eye._policy_edited()
     assert state.frame_policies.policy_of("random-guesser") == policy
@@ -409,11 +410,11 @@ def test_a_renamed_model_is_found_by_a_saved_view_and_keeps_its_frame_policy(qtb
     settle(qtbot, win)
     assert state.frame_policies.policy_of("baseline") == policy
     assert win.models_eye.policy_text() == "uniform:16"
-    state.filter = state.filter.__class__(model=0, model_b=2)
+    state.filter = BrowseFilter(model=0, model_b=2)
     assert bar.open_view("guesser")                             # saved under the old name
     assert state.filter.model == 1 and "skipped" not in win.status_label.text()
     assert bar.save_view("baseline view")
     bar.close_store()
     bar._session_changed()                                      # the views database opened again
-    state.filter = state.filter.__class__(model=0, model_b=2)
+    state.filter = BrowseFilter(model=0, model_b=2)
     assert bar.open_view("baseline view") and state.filter.model == 1
