@@ -48,9 +48,15 @@ def test_every_question_shows_in_file_order_sorted_and_filtered(qtbot, toy_windo
     win, state = toy_window
     assert state.session.release.benchmark is toy.TOY and state.models == ("colour-bot",)
     assert state.current.uid == "t1"
+    # The browser opens sorted by the model's score, worst first (the unreadable door first); "#": file order.
+    opened = _walk(qtbot, win, state)
+    scores = [float(state.session.results[0].score[state.session.release.index[u]]) for u in opened]
+    assert scores == sorted(scores) and opened[0] == "t5" and state.sort == (("score", 0), False)
+    b = win.browser
+    b.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, win)
     assert _walk(qtbot, win, state) == [q["id"] for q in toy.QUESTIONS]
 
-    b = win.browser
     score_column = b.model.column_of(("score", 0))                         # "colour-bot score"
     b.table.sortByColumn(score_column, Qt.SortOrder.AscendingOrder)
     settle(qtbot, win)

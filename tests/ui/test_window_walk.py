@@ -5,9 +5,11 @@ import json
 
 import pytest
 from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QFontMetrics
 from PyQt6.QtTest import QTest
 from ui_helpers import settle
 
+from viewer.core.browse import BrowseFilter
 from viewer.core.compare import COMPARISONS, NEEDS_B
 
 SIZE = (1600, 1000)
@@ -273,3 +275,146 @@ def test_a_model_renamed_in_the_models_tab_is_renamed_everywhere(qtbot, window):
     layers.item(2).setText("baseline")                          # taken: refused, and said
     qtbot.waitUntil(lambda: "already called" in win.status_label.text(), timeout=5000)
     assert state.models[2] == "sign-flipper" and layers.item(2).text() == "sign-flipper"
+
+
+# ---------------------------------------------------------------- 1280 x 800, the smaller screen
+NARROW = (1280, 800)
+MAP_MIN_WIDTH = 250           # pixels of map view below which a map of a room is not read
+
+
+def assert_chart_whole(chart):
+    """The chart's own items (dial, labels) inside the widget: no corner cut."""
+    box = chart.item.mapRectToScene(chart.item.boundingRect())
+    assert box.left() >= -0.5 and box.top() >= -0.5, box
+    assert box.right() <= chart.width() + 0.5 and box.bottom() <= chart.height() + 0.5, (box, chart.size())
+
+
+def assert_dial_labels_whole(dial):
+    """ "0° ahead" and the other labels inside the dial's view, not cut at its edge."""
+    view = dial.vb.mapRectToScene(dial.vb.boundingRect())
+    for text in dial._labels:
+        box = text.mapRectToScene(text.boundingRect())
+        assert view.top() - 0.5 <= box.top() and box.bottom() <= view.bottom() + 0.5, (text.toPlainText(), box, view)
+        assert view.left() - 0.5 <= box.left() and box.right() <= view.right() + 0.5, (text.toPlainText(), box, view)
+
+
+def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbot, inspect_demo):
+    win, state = inspect_demo(size=NARROW)
+    assert (win.width(), win.height()) == NARROW
+    rel = win.session.release
+    # The filters wrap: the browser no longer holds the window wide, the sample view has its room.
+    assert win.browser_dock.width() <= 0.4 * win.width(), win.browser_dock.width()
+    for row in (win.browser, win.compare_bar):
+        assert row.minimumSizeHint().width() <= 0.4 * win.width(), (row, row.minimumSizeHint())
+    qi = next(i for i, q in enumerate(rel.questions) if q.kind is not None and q.kind.name == "angle")
+    state.question = qi
+    settle(qtbot, win)
+    view = win.sample_view.map_panel.view
+    assert view.width() >= MAP_MIN_WIDTH, view.width()
+    assert view.vb.width() >= MAP_MIN_WIDTH - 20 and view.vb.height() >= 90, view.vb.size()
+    for plot in (view, win.sample_view.charts["dial"]):
+        assert_legend_whole(plot, DEMO_MODELS)
+        labels = _legend_labels(plot)
+        fm = QFontMetrics(labels[0].item.font())
+        for label in labels:                                  # each entry's text has its item's width
+            assert _fits(fm, label.item.toPlainText(), label.item.boundingRect().width()), label.text
+    dial = win.sample_view.charts["dial"]
+    assert_chart_whole(dial)
+    assert_dial_labels_whole(dial)
+    # A distance question: the bars' legend (the MRA bands) whole beside the map.
+    state.question = next(i for i, q in enumerate(rel.questions) if q.kind is not None and q.kind.chart == "bars")
+    settle(qtbot, win)
+    bars = win.sample_view.charts["bars"]
+    assert _legend_labels(bars), "the MRA bands are named"
+    assert_legend_whole(bars, ())
+    assert_legend_whole(view, DEMO_MODELS)
+
+    # The plots dock: the status plot's colour key within its plot, every plot of the row given room.
+    win.plots_dock.raise_()
+    qtbot.waitUntil(lambda: win.plots.isVisible() and win.plots.graphics.width() > 0, timeout=5000)
+    settle(qtbot, win)
+    qtbot.wait(50)
+    plots = win.plots
+    state.question = qi                                       # the direction question again, in a lower pane
+    settle(qtbot, win)
+    assert_dial_labels_whole(dial)
+    status = plots.status_plot
+    title = status.titleLabel
+    assert title.toolTip()
+    assert title.item.boundingRect().width() <= status.width() + 0.5, (title.item.boundingRect(), status.width())
+    doc = title.item.document()
+    assert all(g in doc.toPlainText() for g in ("scored", "flagged", "unparsed", "missing"))
+    shown = [p for p in plots.graphics.ci.items if hasattr(p, "vb") and p.isVisible()]
+    right = max(p.mapRectToScene(p.boundingRect()).right() for p in shown)
+    assert right <= plots.graphics.width() + 0.5, "no plot runs past the dock's edge"
+    assert min(p.vb.width() for p in shown) >= 60, [p.vb.width() for p in shown]
+    for p in shown:                                           # every title within its plot, said whole
+        if p.titleLabel.isVisible():
+            assert p.titleLabel.item.boundingRect().width() <= p.width() + 0.5, p.titleLabel.text
+    box = plots.column_box
+    assert box.fontMetrics().horizontalAdvance(box.currentText()) <= box.width() - 20, box.currentText()
+
+
+def test_at_1600_the_browser_shows_the_selected_models_columns(qtbot, window):
+    win, state = window
+    table, model = win.browser.table, win.browser.model
+    col = model.column_of(("score", state.filter.model))
+    right = table.columnViewportPosition(col) + table.columnWidth(col)
+    assert right <= table.viewport().width(), (right, table.viewport().width())
+    assert win.sample_view.map_panel.view.width() >= 300
+
+
+# ---------------------------------------------------------------- sorting by score by default
+def test_the_browser_opens_sorted_by_the_selected_models_score_worst_first(qtbot, window):
+    import numpy as np
+    win, state = window
+    r = win.session.results[state.filter.model]
+    assert state.sort == (("score", 0), False)
+    scores = r.score[state.order]
+    known = scores[~np.isnan(scores)]
+    assert len(known) and np.all(np.diff(known) >= 0), "worst first"
+    assert np.all(np.isnan(scores[len(known):])), "unscored last"
+    assert state.question == int(state.order[0]) == highlighted_question(win)
+    hh = win.browser.table.horizontalHeader()
+    assert hh.sortIndicatorSection() == win.browser.model.column_of(("score", 0))
+    assert "worst first" in str(win.browser.model.headerData(hh.sortIndicatorSection(), Qt.Orientation.Horizontal,
+                                                              Qt.ItemDataRole.ToolTipRole))
+    # Another model chosen: the default sort follows it, and the shown question stays highlighted.
+    win.browser.model_box.setCurrentIndex(win.browser.model_box.findData(2))
+    settle(qtbot, win)
+    assert state.sort == (("score", 2), False)
+    s2 = win.session.results[2].score[state.order]
+    s2 = s2[~np.isnan(s2)]
+    assert np.all(np.diff(s2) >= 0)
+    assert highlighted_question(win) == state.question
+    # A sort the user chose stays when the model changes.
+    hh.setSortIndicator(win.browser.model.column_of("uid"), Qt.SortOrder.AscendingOrder)
+    settle(qtbot, win)
+    win.browser.model_box.setCurrentIndex(win.browser.model_box.findData(1))
+    settle(qtbot, win)
+    assert state.sort == ("uid", False) and highlighted_question(win) == state.question
+
+
+def test_a_renamed_model_is_found_by_a_saved_view_and_keeps_its_frame_policy(qtbot, window):
+    from viewer.core.frames.sampling import parse_policy
+    win, state = window
+    bar = win.compare_bar
+    policy = parse_policy("uniform:16")
+    state.filter = BrowseFilter(model=1, model_b=0)
+    win.models_eye.policy.setCurrentText("uniform:16")
+    win.models_eye._policy_edited()
+    assert state.frame_policies.policy_of("random-guesser") == policy
+    assert bar.save_view("guesser")
+    win.layers.item(1).setText("baseline")                     # the Models tab's rename
+    qtbot.waitUntil(lambda: state.models[1] == "baseline", timeout=5000)
+    settle(qtbot, win)
+    assert state.frame_policies.policy_of("baseline") == policy
+    assert win.models_eye.policy_text() == "uniform:16"
+    state.filter = BrowseFilter(model=0, model_b=2)
+    assert bar.open_view("guesser")                             # saved under the old name
+    assert state.filter.model == 1 and "skipped" not in win.status_label.text()
+    assert bar.save_view("baseline view")
+    bar.close_store()
+    bar._session_changed()                                      # the views database opened again
+    state.filter = BrowseFilter(model=0, model_b=2)
+    assert bar.open_view("baseline view") and state.filter.model == 1

@@ -30,6 +30,11 @@ class ModelResult:
     # Why no answer of the file was matched to a question, for people ("" when some were): what the file
     # looks like, and what it was checked against. Session leaves such a file out, with this message.
     unmatched: str = ""
+    # What survives a rename (the Models tab's, `-p NAME=PATH`): the file and the name it gives the model
+    # (`model_id`); and the names the model had before (the file's own name, renames), which saved views
+    # written before may use.
+    model_id: str = ""
+    aliases: tuple[str, ...] = ()
 
     def parsed(self, release: Release, i: int):
         """The scored answer to question i as its kind gives it (float, (x, y), option index), or None."""
@@ -148,8 +153,24 @@ def evaluate(release: Release, preds: PredictionSet,
             diags.warning(f"{len(off)} of the {len(preds.questions)} rows checked by their question text ask "
                           f"another question than the release's at that position (rows {shown}); they are "
                           "scored at that position all the same", preds.source, code="prediction.position_disagrees")
+    own = preds.own_name or preds.model
     return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
-                       unknown, diags, profile, unmatched)
+                       unknown, diags, profile, unmatched, model_id=model_id(preds.source, own),
+                       aliases=(own,) if own != preds.model else ())
+
+
+def model_id(source: str, own_name: str) -> str:
+    """A model's stable id: its file's absolute path and the name the file gives it (a file may hold
+    several models), whatever the model is called in the window."""
+    from pathlib import Path
+
+    from .predictions import named_path
+    path = named_path(source)[1] if source else Path()
+    try:
+        path = path.resolve()
+    except OSError:
+        pass                                 # an unreachable path keeps its text
+    return f"{path}#{own_name}"
 
 
 # A match by position is taken when at least this share of the file's rows that carry their own question

@@ -12,7 +12,9 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   models                  the loaded models' names; changes when predictions are added
   visible_models          the models the map, 3D view, charts and exports draw
   filter, order           the browser's filters, and the questions they leave in display order
-  sort                    the browser's sort: (key, descending), key as `BrowseIndex.sort` takes it
+  sort                    the browser's sort: (key, descending), key as `BrowseIndex.sort` takes it; on
+                          opening the selected model's score, worst first (`default_sort`), which follows
+                          the model chosen until another sort is chosen
   verdicts                the reviewers' verdicts by uid, for the verdict filter
   frame                   the video frame shown, which the map and 3D view follow
   map_source              the map the user chose (None: `choose_map`'s default)
@@ -55,6 +57,13 @@ def default_frame_policies() -> FramePolicies:
     return FramePolicies(parse_policy(DEFAULT_FRAME_POLICY))
 
 
+def default_sort(model: int | None) -> tuple:
+    """The browser's sort on opening: the selected model's score, worst first (its failures are what one
+    looks for; equal scores by the larger error first, unscored questions last: `BrowseIndex.sort`); row
+    order when no model is loaded."""
+    return (("score", model), False) if model is not None else ("row", False)
+
+
 # Sessions, geometries and row arrays are compared by identity: their fields hold arrays.
 @evented(equality_operators={"session": operator.is_, "geometry": operator.is_, "order": operator.is_})
 @dataclass(eq=False)
@@ -82,6 +91,11 @@ class InspectorState:
         # Connected before any widget, so every listener sees the new serials.
         self.events.session.connect(self._next_session)
         self.events.question.connect(self._next_question)
+        # The default sort (the selected model's score) follows the model chosen, until a sort is chosen.
+        self._sort_follows_model = False
+        self._following = False
+        self.events.filter.connect(self._sort_follows)
+        self.events.sort.connect(self._sort_chosen)
 
     def _next_session(self) -> None:
         self.session_serial += 1
@@ -90,6 +104,18 @@ class InspectorState:
     def _next_question(self) -> None:
         self.question_serial += 1
         self.geometry = None                # the old question's; the geometry loader links the new one
+
+    def _sort_follows(self, f: BrowseFilter) -> None:
+        if self._sort_follows_model and f.model is not None and self.sort[0] != ("score", f.model):
+            self._following = True
+            try:
+                self.sort = default_sort(f.model)
+            finally:
+                self._following = False
+
+    def _sort_chosen(self) -> None:
+        if not self._following:
+            self._sort_follows_model = False
 
     # ------------------------------------------------------------ release
     def open(self, session: Session | None, release_path: str | None = None) -> None:
@@ -109,7 +135,8 @@ class InspectorState:
             self.filter = replace(self.filter, columns=None, scenes=None, model=0 if n else None,
                                   model_b=1 if n > 1 else None, compare="none", error_min=None, error_max=None)
             self.order = _no_rows()
-            self.sort = ("row", False)
+            self.sort = default_sort(self.filter.model)
+        self._sort_follows_model = True
         self.release_path = release_path
         self.session = session
 
@@ -132,7 +159,14 @@ class InspectorState:
             return "a model needs a name"
         if name in self.models and self.models.index(name) != m:
             return f"another model is already called {name!r}"
-        self.session.results[m].model = name
+        r = self.session.results[m]
+        old = r.model
+        if name == old:
+            return None
+        # What it was called stays an alias (views saved under it find it); its frame policy goes with it.
+        r.aliases = tuple(dict.fromkeys((*r.aliases, old)))
+        r.model = name
+        self.frame_policies = self.frame_policies.renamed(old, name, r.model_id or None)
         self.models = tuple(self.session.models)
         return None
 
@@ -206,6 +240,11 @@ class InspectorState:
         from .predictions import named_path
         results = self.session.results if self.session is not None else []
         return {r.model: str(named_path(r.source)[1]) for r in results} or {None: ""}
+
+    def model_identities(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each loaded model's stable id and former names, in load order (for saved views)."""
+        results = self.session.results if self.session is not None else []
+        return [(r.model_id, tuple(r.aliases)) for r in results]
 
     def model_frames(self, model: str | None) -> ModelFrames:
         """How `model`'s frames are chosen (None: any model's without a policy of its own), under

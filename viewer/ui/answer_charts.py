@@ -52,6 +52,11 @@ class _Chart(PlotWithLegend):
         self.clear_layer()
 
 
+DIAL_LABEL_AT = 1.04          # the labels' distance from the centre, in dial radii
+DIAL_MARGIN = 4               # pixels between a label and the pane's edge
+DIAL_MIN_PX = 20              # pixels per radius, at the least
+
+
 class DirectionDial(_Chart):
     """Seen from above: you at the centre facing up; the true and predicted directions."""
 
@@ -77,7 +82,7 @@ class DirectionDial(_Chart):
         for a, anchor in zip((0, 90, -90, 180), ((0.5, 1), (1, 0.5), (0, 0.5), (0.5, 0))):
             text_item = pg.TextItem("", color=(90, 90, 90), anchor=anchor)
             text_item.setFont(font)
-            text_item.setPos(*(dial_vector(a) * 1.04))
+            text_item.setPos(*(dial_vector(a) * DIAL_LABEL_AT))
             self.item.addItem(text_item)
             self._labels.append(text_item)
         you = np.array([[0, 0.12], [-0.07, -0.07], [0.07, -0.07], [0, 0.12]])
@@ -85,6 +90,19 @@ class DirectionDial(_Chart):
         you_item.setZValue(10)
         self.item.addItem(you_item)
         self._frame = None
+        self.vb.sigResized.connect(self._fit_dial)
+
+    def _fit_dial(self, *_) -> None:
+        """The dial as large as its labels leave room for, the labels whole: a fixed range cut "0° ahead"
+        off the top of a low pane (1280 x 800)."""
+        w, h = self.vb.width(), self.vb.height()
+        if w <= 1 or h <= 1:
+            return
+        rects = [t.boundingRect() for t in self._labels]
+        above = max(rects[0].height(), rects[3].height()) + DIAL_MARGIN
+        beside = max(rects[1].width(), rects[2].width()) + DIAL_MARGIN
+        px = max(min((h / 2 - above) / DIAL_LABEL_AT, (w / 2 - beside) / DIAL_LABEL_AT), DIAL_MIN_PX)
+        self.vb.setRange(QRectF(-w / 2 / px, -h / 2 / px, w / px, h / px), padding=0)
 
     def set_answer(self, truth: float | None, preds: list[tuple[int, float]], names: list[str],
                    frame: str = "egocentric", **_details) -> None:
@@ -94,6 +112,7 @@ class DirectionDial(_Chart):
             self._frame = frame
             for text_item, text in zip(self._labels, self.LABELS[frame]):
                 text_item.setText(text)
+            self._fit_dial()
         legend = []
         if truth is not None:
             for tau in ANGLE_TOLERANCES[::-1]:
@@ -156,8 +175,8 @@ class DistanceBars(_Chart):
                                   [truth * (1 - t), n - 0.4]], NO_PEN, QBrush(c)))
             c = QColor(style.TRUTH)
             c.setAlpha(90)
-            self.set_legend([("mra", "MRA tolerance bands, ±5% … ±50%",
-                              fill_sample(c))])
+            # Short enough for the chart's narrowest pane (240 px): the whole entry was cut at 1600 px.
+            self.set_legend([("mra", "MRA bands, ±5% … ±50%", fill_sample(c))])
         else:
             self.set_legend([])
         ticks = [(n - 1 - k, name) for k, (name, _, _) in enumerate(rows)]

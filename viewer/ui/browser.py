@@ -22,7 +22,6 @@ from PyQt6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -39,6 +38,7 @@ from ..core.session import Session
 from ..core.state import InspectorState
 from . import style
 from .bindings import Bindings, signals_blocked
+from .flow_layout import FlowLayout
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
 # After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
@@ -137,7 +137,8 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(key, tuple):
             note = "\nsorted by the error as a share of the column's loosest tolerance, so that columns " \
                    "of different units rank together" if key[0] == "error" else \
-                "\nsorted by score, equal scores by the error as a share of the column's tolerance" \
+                "\nsorted by score, equal scores by the error as a share of the column's tolerance; the " \
+                "browser opens sorted by the selected model's score, worst first" \
                 if key[0] == "score" else ""
             return f"{self.session.results[key[1]].model}: {key[0]}{note}"
         if role == Qt.ItemDataRole.ForegroundRole and isinstance(key, tuple):
@@ -201,7 +202,8 @@ class BrowserPanel(QWidget):
         self.search.setClearButtonEnabled(True)
         self.column_box = QComboBox(toolTip="Table 1 column")
         self.scene_box = QComboBox(toolTip="Scene")
-        self.model_box = QComboBox(toolTip="The model the score, status and n/p filters use")
+        self.model_box = QComboBox(toolTip="The model the score, status and n/p filters use; the table opens "
+                                                  "sorted by its score, worst first")
         self.status_box = QComboBox(toolTip="Which of the model's answers to show")
         for key, text in browse.STATUS_FILTERS.items():
             self.status_box.addItem(key, key)
@@ -210,13 +212,14 @@ class BrowserPanel(QWidget):
         for key, text in browse.PATTERNS.items():
             self.pattern_box.addItem("any setting pattern" if key == "any" else text.split(":")[0], key)
             self.pattern_box.setItemData(self.pattern_box.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
-        # Long texts: the box must not widen the browser (the window's minimum width).
-        for box in (self.pattern_box, self.status_box):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(6)
         self.verdict_box = QComboBox(toolTip="Reviewer verdict (set in the Review panel)")
         for key, text in browse.VERDICT_FILTERS.items():
             self.verdict_box.addItem("any verdict" if key == "any" else text, key)
+        # Long texts: the box must not widen the browser (the window's minimum width).
+        for box, chars in ((self.pattern_box, 6), (self.status_box, 6), (self.column_box, 12),
+                           (self.scene_box, 8), (self.verdict_box, 8), (self.model_box, 12)):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(chars)
         self.score_min = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=0.0,
                                         prefix="score ≥ ")
         self.score_max = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2, value=1.0,
@@ -245,24 +248,19 @@ class BrowserPanel(QWidget):
         hh.setStretchLastSection(False)
         hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
-        top = QHBoxLayout()
-        top.addWidget(self.search, 3)
-        top.addWidget(self.column_box, 2)
-        top.addWidget(self.scene_box, 1)
-        top.addWidget(self.verdict_box, 1)
-        second = QHBoxLayout()
-        second.addWidget(self.model_box, 2)
-        second.addWidget(self.status_box, 1)
-        second.addWidget(self.pattern_box, 1)
-        second.addWidget(self.score_min)
-        second.addWidget(self.score_max)
-        second.addWidget(self.count_label)
+        # One flow of filters: two lines at 1600 px, more when the browser is narrow (1280 px), so the
+        # boxes' widths never hold the browser wide and the map keeps its room.
+        filters = FlowLayout(spacing=4)
+        for widget, stretch in ((self.search, 3), (self.column_box, 2), (self.scene_box, 1),
+                                (self.verdict_box, 1), (self.model_box, 2), (self.status_box, 1),
+                                (self.pattern_box, 1), (self.score_min, 0), (self.score_max, 0),
+                                (self.count_label, 0)):
+            filters.addWidget(widget, stretch)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addLayout(top)
-        lay.addLayout(second)
+        lay.addLayout(filters)
         lay.addWidget(self.table)
-        self._rows_above_table = 2
+        self._rows_above_table = 1
 
         # Typing and spinning write once they pause; a box writes at once.
         b = self.bindings = Bindings(state)
@@ -302,10 +300,12 @@ class BrowserPanel(QWidget):
         self.model.first_model = f.model
         self.model.second_model = f.model_b if f.compare in NEEDS_B else None
         self.model.set_session(session, self.index)
-        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        # The state's sort for the new release (the selected model's score, worst first: state.default_sort).
+        self.model.sort_key, self.model.descending = self._state_sort_key(), bool(self.state.sort[1])
         self._fill_boxes()
         self._size_columns()
         self.apply_filter()
+        self._show_sort_indicator()
 
     def _models_changed(self) -> None:
         """Predictions were added: new model columns, same filter, same sort (the model's reset drops it)."""
@@ -350,6 +350,17 @@ class BrowserPanel(QWidget):
                 text = str(self.model.headerData(col, Qt.Orientation.Horizontal))
                 width = max(width, max(hfm.horizontalAdvance(t) for t in text.split("\n")) + SORT_ARROW_ROOM)
             self.table.setColumnWidth(col, width)
+
+    def preferred_width(self) -> int:
+        """The width that shows the table's columns up to the selected model's score, scroll bar included."""
+        shown = 0
+        for col in range(self.model.columnCount()):
+            shown += self.table.columnWidth(col)
+            if self.model.key_of_column(col) == ("score", self.model.first_model):
+                break
+        frame = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
+        m = self.layout().contentsMargins()
+        return shown + frame + m.left() + m.right()
 
     # ------------------------------------------------------------- filters
     def _filter_changed(self, f: BrowseFilter) -> None:

@@ -16,9 +16,7 @@ from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QInputDialog,
-    QLabel,
     QMenu,
     QToolButton,
     QWidget,
@@ -31,6 +29,7 @@ from ..core.review.views import ViewStore, resolve_view, view_document
 from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
 from .bindings import KEEP, Bindings
+from .flow_layout import FlowLayout, labelled
 
 
 class CompareBar(QWidget):
@@ -54,13 +53,12 @@ class CompareBar(QWidget):
         self.views_menu = QMenu("Saved views", self)
         self.views_menu.aboutToShow.connect(self.fill_menu)
         self.views_button.setMenu(self.views_menu)
-        lay = QHBoxLayout(self)
+        # A flow: one line in a wide browser, two in a narrow one; a label stays with its box.
+        lay = FlowLayout(self, spacing=4)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.compare_box, 2)
-        lay.addWidget(QLabel("B"))
-        lay.addWidget(self.b_box, 2)
-        lay.addWidget(self.error_on)
-        lay.addWidget(self.error_min, 1)
+        lay.addWidget(labelled("B", self.b_box), 2)
+        lay.addWidget(labelled(self.error_on, self.error_min), 1)
         lay.addWidget(self.views_button)
         b = self.bindings = Bindings(state)
         b.combo(self.compare_box, "filter.compare", write=lambda compare: self._write(compare=compare))
@@ -156,7 +154,8 @@ class CompareBar(QWidget):
     def save_view(self, name: str) -> bool:
         s = self.state
         try:
-            self.store.save(name, view_document(s.filter, s.sort, s.visible_models, s.models))
+            self.store.save(name, view_document(s.filter, s.sort, s.visible_models, s.models,
+                                                [i for i, _ in s.model_identities()]))
         except UserError as e:
             self.message.emit(str(e))
             return False
@@ -169,7 +168,7 @@ class CompareBar(QWidget):
         if doc is None:
             self.message.emit(f"no saved view {name!r}")
             return False
-        view = resolve_view(name, doc, self.state.models)
+        view = resolve_view(name, doc, self.state.models, self.state.model_identities())
         s = self.state
         s.visible_models = view.visible
         s.filter = view.filter

@@ -50,6 +50,9 @@ MAX_RECENT = 8
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
 BROWSER_SHARE = 0.35
+TEXT_HEIGHT, TEXT_SHARE = 190, 0.19    # the prompt and answers under the map: pixels, at most this share
+BOARD_HEIGHT = 150                     # Table 1's dock at first, at most its DOCK_SHARES of the height
+CENTRE_ROOM = 1000            # pixels the sample view keeps beside the browser when the window has them
 DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.3, "dock_audit": 0.36, "dock_problems": 0.2}
 PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
 RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
@@ -135,9 +138,10 @@ class MainWindow(QMainWindow):
         self.plots_dock.visibilityChanged.connect(self.plots.set_shown)
         self.plots.set_shown(not self.plots_dock.visibleRegion().isEmpty())
         self.resizeDocks([self.browser_dock], [560], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.board_dock], [150], Qt.Orientation.Vertical)
+        self.resizeDocks([self.board_dock], [BOARD_HEIGHT], Qt.Orientation.Vertical)
         self._dock_heights: dict[str, int] = {}
         self._docks_settled = False
+        self._browser_sized = False           # to the first release's columns (`_size_browser`)
         self._raised_bottom: QDockWidget | None = None
         self._bottom_docks = (self.board_dock, self.plots_dock, self.layers_dock, self.problems_dock,
                               self.audit_dock, self.review_dock, self.settings_dock)
@@ -385,11 +389,13 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
-        unknown = self.state.frame_policies.unknown_models(session.models)
+        unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
                                          f"(models: {', '.join(session.models) or 'none'})")
         self.state.open(session, path)
+        if self._docks_settled:
+            self._size_browser()
         n = len(session.release)
         self.show_status(f"{n:,} questions, {len(session.results)} models from {path}")
         uid, self._pending_uid = self._pending_uid, None
@@ -509,13 +515,29 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._settle_docks)
 
     def _settle_docks(self) -> None:
+        self._size_browser()
         if not self._layout_restored:
-            # No remembered layout: the browser takes its share of this window's width (560 px at 1600),
-            # so that the map keeps room at 1280 x 800 too.
-            self.resizeDocks([self.browser_dock], [int(BROWSER_SHARE * self.width())], Qt.Orientation.Horizontal)
+            # A low window (800 px) gives the map and its legend the height the prompt and Table 1 can spare.
+            h = self.height()
+            main = self.sample_view.main_split
+            text = min(TEXT_HEIGHT, int(TEXT_SHARE * h))
+            main.setSizes([max(sum(main.sizes()) - text, 1), text])
+            self.resizeDocks([self.board_dock], [min(BOARD_HEIGHT, int(DOCK_SHARES["dock_leaderboard"] * h))],
+                             Qt.Orientation.Vertical)
         self._docks_settled = True
         self._raised_bottom = next((d for d in self._bottom_docks if not d.isFloating() and d.isVisible()
                                     and not d.visibleRegion().isEmpty()), None)
+
+    def _size_browser(self) -> None:
+        """With no remembered layout, until the first release is shown: the browser shows the selected model's
+        columns where the sample view keeps CENTRE_ROOM beside it (1600 px), else takes its share of the
+        width, so that the map and the chart keep their room at 1280 x 800 (the filters wrap: browser.py)."""
+        if self._layout_restored or self._browser_sized:
+            return
+        w = self.width()
+        wanted = max(BROWSER_SHARE * w, min(self.browser.preferred_width(), w - CENTRE_ROOM))
+        self.resizeDocks([self.browser_dock], [int(wanted)], Qt.Orientation.Horizontal)
+        self._browser_sized = self.session is not None
 
     def restore_layout(self) -> None:
         geom = self.settings.value("window/geometry")

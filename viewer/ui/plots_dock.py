@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, Qt, pyqtSignal
-from PyQt6.QtGui import QColor
+from PyQt6.QtGui import QColor, QFontMetrics
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ..core import plots
@@ -33,6 +33,10 @@ _SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
 # More points than this are drawn as an even sample (the note says so): beyond it a scatter is a blot,
 # and pyqtgraph's per-point cost would make switching models slow at 200,000 questions.
 MAX_SCATTER_POINTS = 4000
+
+
+TITLE_MIN = 90                # pixels: a plot title's lines are never made narrower than this
+TITLE_AXIS_ROOM = 70          # pixels of a plot's share its left axis takes, not its title
 
 
 class PlotsPanel(QWidget):
@@ -54,6 +58,7 @@ class PlotsPanel(QWidget):
         self.clear_button = QToolButton(text="Clear range", toolTip="Remove the brushed error range from the filter")
         self.note = QLabel()
         self.note.setStyleSheet("color: gray")
+        self.note.setWordWrap(True)          # a long note wraps rather than squeezing the column box
         top = QHBoxLayout()
         top.addWidget(self.column_box)
         top.addWidget(self.clear_button)
@@ -65,6 +70,10 @@ class PlotsPanel(QWidget):
         # Side by side: the dock sits under the sample view, wide and low.
         self.scatter_plot = self.graphics.addPlot(row=0, col=1, title="predicted vs truth")
         self.status_plot = self.graphics.addPlot(row=0, col=2, title="parse status")
+        self._status_title: str | None = None           # set once the status key is drawn (`_fit_status_title`)
+        self._full_titles: dict = {}                     # plot -> (words as shown, words as measured)
+        self._set_titles: dict = {}                      # plot -> the title `_fit_titles` set last
+        self._set_tips: dict = {}                        # plot -> the tooltip `_fit_titles` set last
         for p in (self.hist_plot, self.scatter_plot, self.status_plot):
             p.setMenuEnabled(False)
             p.hideButtons()
@@ -320,12 +329,68 @@ class PlotsPanel(QWidget):
             self.status_items.append(bar)
             left = left + counts[:, g]
         self.status_plot.getAxis("left").setTicks([[(k, s.results[m].model[:16]) for k, m in enumerate(shown)]])
-        self.status_plot.setTitle(" ".join(
-            f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS))
+        self._fit_status_title()
         self._status_models = shown
         self._status_counts = counts
         self.status_plot.setXRange(0, max(float(left.max()) if len(left) else 1.0, 1.0), padding=0.02)
         self.status_plot.setYRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
+
+    def _fit_status_title(self) -> None:
+        """The status plot's title is its colour key, wrapped as every title is (`_fit_titles`); the groups
+        explained in its tooltip."""
+        words = [f"<span style='color:{_STATUS_COLORS[g].name()}'>■</span>{g}" for g in plots.STATUS_GROUPS]
+        self._full_titles[self.status_plot] = (words, [f"■{g}" for g in plots.STATUS_GROUPS])
+        self.status_plot.titleLabel.setToolTip(
+            "The selected column's answers per model: scored (parsed as they should be), flagged (scored, with "
+            "a note: several numbers, a lenient reading), unparsed (scored 0), missing (no answer)")
+        self._status_title = ""
+        self._fit_titles()
+
+    def _fit_titles(self) -> None:
+        """Each plot's title on as many lines as its share of the dock's width needs: a title on one line
+        sets its plot's minimum width, and the row of plots, wider than the dock at 1280 px, cut the last
+        one off. A wrapped title says itself whole in its tooltip."""
+        shown = [p for p in (self.hist_plot, self.scatter_plot, self.status_plot, *self._extra_plots())
+                 if p.isVisible()]
+        budget = max(TITLE_MIN, self.graphics.width() // max(len(shown), 1) - TITLE_AXIS_ROOM)
+        for p in shown:
+            label = p.titleLabel
+            if not label.isVisible():
+                continue
+            if label.text != self._set_titles.get(p) and p is not self.status_plot:
+                text = label.text                            # a title set since: its words, as they read
+                self._full_titles[p] = (text.split(" "), text.split(" ")) if "<" not in text else ([text], [text])
+                if label.toolTip() in ("", self._set_tips.get(p)):
+                    self._set_tips[p] = text
+                    label.setToolTip(text)
+            words, plain = self._full_titles.get(p, ([label.text], [label.text]))
+            fm = QFontMetrics(label.item.font())
+            lines: list[list[str]] = [[]]
+            used = 0
+            for word, text in zip(words, plain):
+                w = fm.horizontalAdvance(text + " ")
+                if lines[-1] and used + w > budget:
+                    lines.append([])
+                    used = 0
+                lines[-1].append(word)
+                used += w
+            title = "<br>".join(" ".join(line) for line in lines)
+            if title != label.text or p not in self._set_titles:
+                p.setTitle(title)
+                height = len(lines) * fm.lineSpacing() + 12
+                label.setMaximumHeight(height)
+                p.layout.setRowFixedHeight(0, height)
+            self._set_titles[p] = label.text
+
+    def _extra_plots(self) -> list:
+        """Plots the window added beside these (score vs k)."""
+        return [item for item in self.graphics.ci.items if isinstance(item, pg.PlotItem)
+                and item not in (self.hist_plot, self.scatter_plot, self.status_plot)]
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._status_title is not None:
+            self._fit_titles()
 
     # ----------------------------------------------------------- highlight
     def _highlight(self) -> None:

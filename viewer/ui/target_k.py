@@ -14,14 +14,18 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PyQt6.QtWidgets import QComboBox, QLabel, QWidget
 
 from ..core.browse import TARGET_K_FILTERS
 from ..core.state import InspectorState
 from . import style
+from .flow_layout import FlowLayout, labelled
 from .jobs import Jobs
 
 BUCKETS = (0, 1, 2, 3, 4)               # and "5+"
+
+
+SCORE_VS_K_MESSAGE_WIDTH = 130     # pixels
 
 
 class ScoreVsK:
@@ -33,7 +37,7 @@ class ScoreVsK:
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
-        plot.setLabel("bottom", "k: sampled frames showing the target")
+        plot.setLabel("bottom", "k: frames with target")
         plot.setLabel("left", "mean score")
         plot.setYRange(0, 1)
         plot.getAxis("bottom").setTicks([[(b, str(b)) for b in BUCKETS] + [(len(BUCKETS), "5+")]])
@@ -103,7 +107,8 @@ class ScoreVsK:
             message = "no question of this column has known target frames"
         if message:
             t = pg.TextItem(message, color=(120, 120, 120))
-            t.setPos(0, 0.5)
+            t.setTextWidth(SCORE_VS_K_MESSAGE_WIDTH)         # wrapped: the plot is a quarter of the dock
+            t.setPos(0, 0.8)
             self.plot.addItem(t)
 
 
@@ -119,10 +124,11 @@ class TargetKBar(QWidget):
         self.box.addItems(list(TARGET_K_FILTERS))
         self.status = QLabel("")
         self.status.setStyleSheet("color: gray")
-        lay = QHBoxLayout(self)
+        self.status.setWordWrap(True)           # a long count wraps rather than widening the browser
+        # A flow: the count goes under the box when the browser is narrow, rather than into a thin column.
+        lay = FlowLayout(self, spacing=4)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(QLabel("target in frames:"))
-        lay.addWidget(self.box)
+        lay.addWidget(labelled("target in frames:", self.box))
         lay.addWidget(self.status, 1)
         self.box.currentTextChanged.connect(self._filter)
         state.events.filter.connect(self._show_filter)

@@ -246,9 +246,27 @@ class FramePolicies:
                 raise PolicyError(f"--frames {a}: {e}") from None
         return out
 
-    def policy_of(self, model: str | None) -> FramePolicy | None:
-        """Model `model`'s policy (None: the one for every model)."""
-        return dict(self.named).get(model, self.default) if model is not None else self.default
+    def policy_of(self, model: str | None, model_id: str | None = None) -> FramePolicy | None:
+        """Model `model`'s policy (None: the one for every model); under its stable id (`evaluate.model_id`,
+        which a rename keeps) first, when given."""
+        named = dict(self.named)
+        if model_id is not None and model_id in named:
+            return named[model_id]
+        return named.get(model, self.default) if model is not None else self.default
+
+    def renamed(self, old: str, new: str, model_id: str | None = None) -> FramePolicies:
+        """The same after model `old` was renamed `new`: its policy goes with it, under the new name and
+        under its stable id `model_id` (where `policy_of(name, model_id)` finds it whatever it is called)."""
+        named = dict(self.named)
+        policy = named.pop(old, None)
+        if policy is None and model_id is not None:
+            policy = named.get(model_id)
+        if policy is None:
+            return self
+        named[new] = policy
+        if model_id is not None:
+            named[model_id] = policy
+        return FramePolicies(self.default, tuple(named.items()))
 
     def with_policy(self, model: str | None, policy: FramePolicy | None) -> FramePolicies:
         """The same, with `model`'s policy (None: every model's that has none of its own) replaced."""
@@ -261,9 +279,9 @@ class FramePolicies:
             named[model] = policy
         return FramePolicies(self.default, tuple(named.items()))
 
-    def unknown_models(self, models) -> list[str]:
-        """Names given a policy that are no model here."""
-        return sorted({m for m, _ in self.named} - set(models))
+    def unknown_models(self, models, model_ids=()) -> list[str]:
+        """Names given a policy that are no model here (nor a model's stable id)."""
+        return sorted({m for m, _ in self.named} - set(models) - set(model_ids))
 
     def model_frames(self, model: str | None, source: str | Path | None = None) -> ModelFrames:
         """How `model`'s frames are chosen: its policy, its prediction file's `frames` fields, a `list:`

@@ -37,6 +37,9 @@ class PredictionSet:
     # by position is matched only where these agree with the release's questions (evaluate.match_by_position).
     questions: dict[str, str] = field(default_factory=dict)
     read_as: str = ""            # the label of the format it was read as ("VLMEvalKit table (TSV/CSV)")
+    # The name the file itself gives the model, before a `NAME=PATH` renames it: with the file's path, what
+    # a rename leaves (`evaluate.model_id`), so that saved views and frame policies still find the model.
+    own_name: str = ""
 
     def note_question(self, key: str, text: Any) -> None:
         """Keep the file's question text of a row, for the first QUESTION_SAMPLE rows that have one."""
@@ -141,6 +144,8 @@ def load_predictions(path: str | Path) -> list[PredictionSet]:
     from .. import benchmarks  # noqa: F401  (the built-in benchmarks register their own formats)
     with no_gc():
         sets = _load(path)
+    for s in sets:
+        s.own_name = s.own_name or s.model
     if name is not None:
         for s in sets:
             s.model = name if len(sets) == 1 else f"{name}/{s.model}"

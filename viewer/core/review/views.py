@@ -2,7 +2,10 @@
 
 A view names models by name, not by load order, so it opens on another day
 with other prediction files: a model that is no longer loaded is skipped and
-`ResolvedView.skipped` says which. The table lives in the flags database
+`ResolvedView.skipped` says which. It also records each name's stable id (the
+file and the name the file gives, `evaluate.model_id`), so a model renamed
+since (the Models tab, `-p NAME=PATH`) is still found; a view saved before
+the id was recorded finds a renamed model by its former names. The table lives in the flags database
 (`review/annotations.py`: `annotations.sqlite` beside the release, else the
 user data folder, created at the first save), with the same conventions: WAL
 with a busy timeout while written, every write one `BEGIN IMMEDIATE`
@@ -40,8 +43,9 @@ class ResolvedView:
     skipped: tuple[str, ...]                 # models the view names that are not loaded
 
 
-def view_document(f: BrowseFilter, sort: tuple, visible, models: tuple[str, ...]) -> dict:
-    """A view as JSON: model indices turned into names."""
+def view_document(f: BrowseFilter, sort: tuple, visible, models: tuple[str, ...], ids=()) -> dict:
+    """A view as JSON: model indices turned into names; with `ids` (each model's stable id,
+    `evaluate.model_id`), "ids" maps each name to its model's id, which a rename keeps."""
     def name(m):
         return models[m] if m is not None and 0 <= m < len(models) else None
     doc = asdict(f)
@@ -50,23 +54,40 @@ def view_document(f: BrowseFilter, sort: tuple, visible, models: tuple[str, ...]
     doc["model"], doc["model_b"] = name(f.model), name(f.model_b)
     key, descending = sort
     key = [key[0], name(key[1])] if isinstance(key, tuple) else key
-    return {"format": FORMAT, "filter": doc, "sort": [key, bool(descending)],
-            "visible": [models[m] for m in sorted(visible) if 0 <= m < len(models)]}
+    out = {"format": FORMAT, "filter": doc, "sort": [key, bool(descending)],
+           "visible": [models[m] for m in sorted(visible) if 0 <= m < len(models)]}
+    if ids:
+        out["ids"] = {name: i for name, i in zip(models, ids) if i}
+    return out
 
 
-def resolve_view(name: str, doc: dict, models: tuple[str, ...]) -> ResolvedView:
-    """A stored view for the loaded `models`; names no longer loaded are skipped and listed."""
+def resolve_view(name: str, doc: dict, models: tuple[str, ...], identities=()) -> ResolvedView:
+    """A stored view for the loaded `models`; names no longer loaded are skipped and listed.
+
+    A name is found by the stable id the view recorded for it (the model renamed since, in the Models tab
+    or by `-p NAME=PATH`), else as a loaded model's name, else as a name a loaded model had (a view saved
+    before the rename, or before the id was recorded). `identities`: each loaded model's (id, former
+    names), `InspectorState.model_identities`."""
     index = {m: k for k, m in enumerate(models)}
+    by_id = {i: k for k, (i, _) in enumerate(identities) if i}
+    by_alias: dict[str, int] = {}
+    for k, (_, aliases) in enumerate(identities):
+        for a in aliases:
+            by_alias.setdefault(a, k)
+    recorded = doc.get("ids") if isinstance(doc.get("ids"), dict) else {}
     skipped: list[str] = []
 
     def model(n):
         if n is None:
             return None
-        if n not in index:
+        found = by_id.get(recorded.get(n))
+        if found is None:
+            found = index.get(n, by_alias.get(n))
+        if found is None:
             if n not in skipped:
                 skipped.append(n)
             return None
-        return index[n]
+        return found
     known = {f.name for f in fields(BrowseFilter)}
     raw = {k: v for k, v in (doc.get("filter") or {}).items() if k in known}
     raw["columns"] = frozenset(raw["columns"]) if raw.get("columns") is not None else None
