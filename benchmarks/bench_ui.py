@@ -68,14 +68,18 @@ f = Paint(); w.installEventFilter(f); w.show(); app.exec()
 _CHILD_WINDOW = r"""
 import json, statistics, sys, time
 from dataclasses import replace
+marks = {}
 from PyQt6.QtCore import QEvent, QObject, QSettings
 from viewer.ui.app import make_app
 app = make_app()
+marks["app"] = time.time()                  # PyQt6, numpy, pyqtgraph imported, the QApplication made
 from viewer.ui.main_window import MainWindow
+marks["imports"] = time.time()
 mode, release, ini, uid, *preds = sys.argv[1:]
 w = MainWindow(QSettings(ini, QSettings.Format.IniFormat))
 w.resize(1600, 1000)
-marks = {}
+marks["built"] = time.time()
+w.sessionLoaded.connect(lambda: marks.setdefault("loaded", time.time()))
 class Paint(QObject):
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Paint and "paint" not in marks:
@@ -104,7 +108,7 @@ def repaint_ms():
     return 1000 * statistics.median(out)
 
 def measure():
-    out = {"paint": marks["paint"], "sample": marks["sample"],
+    out = {**marks,
            "heavy": [m for m in ("cv2", "open3d", "trimesh", "av") if m in sys.modules]}
     try:
         out["peak_mb"] = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
@@ -140,6 +144,13 @@ app.exec()
 """
 
 
+# The start-up's phases, in order, as the window child marks them (seconds since its process was started).
+MARKS = {"app": "interpreter, PyQt6, numpy, pyqtgraph imported, QApplication made",
+         "imports": "the window's modules imported", "built": "the window and its panels built",
+         "paint": "first paint", "loaded": "release read (worker thread), handed to the panels",
+         "sample": "first sample shown (its images, map and video frame loaded and drawn)"}
+
+
 def child_env(root: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("QT_QPA_PLATFORM_PLUGIN_PATH", None)
@@ -156,7 +167,7 @@ def run_child(root: Path, code: str, *args) -> dict:
     if r.returncode or not lines:
         raise RuntimeError(f"the window child failed ({root}):\n{r.stderr[-3000:]}")
     out = json.loads(lines[-1])
-    for k in ("paint", "sample"):
+    for k in MARKS:
         if k in out:
             out[k] -= t0
     return out
@@ -234,6 +245,19 @@ def window_measures(before: Path | None, tmp: Path, runs: int) -> None:
             what = "the floor" if against == "floor" else f"one full repaint, {b:.1f} ms"
             cells.append(f"{side} {v:7.1f} ms ({fmt_ratio(v, b, what)})")
         print(f"  {label:<54} " + "   ".join(cells))
+    print("  where the start-up went (median ms since the process started; the phase's own ms):")
+    for case in ("six", "paper"):
+        for side in sides(before):
+            rs = got[(side, case)]
+            cells, last = [], 0.0
+            for k in MARKS:
+                if all(k in r for r in rs):
+                    at = 1000 * statistics.median(r[k] for r in rs)
+                    cells.append(f"{k} {at:5.0f} (+{at - last:4.0f})")
+                    last = at
+            print(f"    {case:<5} {side:<6} " + "  ".join(cells))
+    for k, what in MARKS.items():
+        print(f"      {k}: {what}")
     heavy = sorted({m for r in got[("after", "six")] for m in r["heavy"]})
     print(f"  heavy modules imported by the first sample: {', '.join(heavy) or 'none (cv2, open3d, trimesh, av lazy)'}")
 
