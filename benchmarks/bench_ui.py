@@ -124,9 +124,11 @@ def measure():
         out["repaint_ms"] = repaint_ms()
     elif mode in ("model", "large"):
         m = len(w.state.models)
-        order = [*range(1, m), 0] * 2              # every model twice: the second round is the measured one
-        times = [timed(lambda k=k: setattr(w.state, "filter", replace(w.state.filter, model=k))) for k in order]
-        out["model_ms"], out["models"] = statistics.median(times[m:]), m
+        # Every model twice, the second round measured; at 200,000 questions, 6 models twice.
+        shown = [*range(1, m), 0] if mode == "model" else [*range(1, min(m, 6)), 0]
+        times = [timed(lambda k=k: setattr(w.state, "filter", replace(w.state.filter, model=k)))
+                 for k in shown * 2]
+        out["model_ms"], out["models"] = statistics.median(times[len(shown):]), m
         out["repaint_ms"] = repaint_ms()
     print(json.dumps(out), flush=True)
 
@@ -262,21 +264,33 @@ def window_measures(before: Path | None, tmp: Path, runs: int) -> None:
     print(f"  heavy modules imported by the first sample: {', '.join(heavy) or 'none (cv2, open3d, trimesh, av lazy)'}")
 
 
-def large_measures(before: Path | None, runs: int) -> None:
-    """200,000 questions x 22 models: the window ready (first sample shown), its peak memory, a model switch.
-    The generated files are kept in the temp folder (they take minutes to write)."""
-    folder, preds = paper_release(Path(tempfile.gettempdir()) / "gst-bench-ui-200k", 200_000, 22)
+def large_data(data: Path | None) -> tuple[Path, list[Path]]:
+    """The 200,000 x 22 release: `data` (a folder with questions.jsonl, or release/questions.jsonl, and
+    model_*.jsonl, or predictions/model_*.jsonl, made by the same generator), else generated once into the
+    temp folder (writing it takes over ten minutes here)."""
+    if data is None:
+        return paper_release(Path(tempfile.gettempdir()) / "gst-bench-ui-200k", 200_000, 22)
+    release = data / "release" if (data / "release" / "questions.jsonl").exists() else data
+    preds = sorted((data / "predictions").glob("model_*.jsonl")) or sorted(data.glob("model_*.jsonl"))
+    if not (release / "questions.jsonl").exists() or not preds:
+        raise SystemExit(f"--data {data}: no questions.jsonl or model_*.jsonl there")
+    return release, preds
+
+
+def large_measures(before: Path | None, runs: int, data: Path | None = None) -> None:
+    """200,000 questions x 22 models: the window ready (first sample shown), its peak memory, a model switch."""
+    folder, preds = large_data(data)
     got: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(runs):
             for side, root in sides(before).items():
                 got.setdefault(side, []).append(
                     run_child(root, _CHILD_WINDOW, "large", folder, f"{tmp}/{side}{k}.ini", "-", *preds))
-    print(f"200,000 questions x 22 models, medians of {runs} fresh processes per side, interleaved:")
+    print(f"{folder}: {len(preds)} models, medians of {runs} fresh processes per side, interleaved:")
     for side, rs in got.items():
         print(f"  {side}: window ready, 200k x 22 {statistics.median(r['sample'] for r in rs):6.2f} s, "
               f"peak RSS {statistics.median(r['peak_mb'] for r in rs):6.0f} MB; switching the selected model, "
-              f"22 models {statistics.median(r['model_ms'] for r in rs):7.1f} ms")
+              f"{rs[0]['models']} models {statistics.median(r['model_ms'] for r in rs):7.1f} ms")
 
 
 # ------------------------------------------------------------------ 3D view
@@ -420,6 +434,7 @@ def main() -> int:
     ap.add_argument("--before", metavar="REV", help="a commit to compare with, on a git worktree, interleaved")
     ap.add_argument("--large", action="store_true", help="add the 200,000 x 22 part")
     ap.add_argument("--runs", type=int, default=6, help="fresh processes per side and case (6)")
+    ap.add_argument("--data", type=Path, help="the 200,000 x 22 release to use for `large` (see large_data)")
     args = ap.parse_args()
     parts = args.parts or ["window", "3d", "browser"]
     if args.large and "large" not in parts:
@@ -431,7 +446,7 @@ def main() -> int:
             if "window" in parts:
                 window_measures(before, Path(tmp), args.runs)
             if "large" in parts:
-                large_measures(before, max(1, args.runs // 3))
+                large_measures(before, max(1, args.runs // 3), args.data)
         finally:
             if before is not None:
                 drop_checkout(before)
