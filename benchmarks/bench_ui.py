@@ -1,18 +1,25 @@
-"""The inspector window's speed (issue 4). Run: `.venv/bin/python benchmarks/bench_ui.py`.
+"""The inspector window's speed (issues 4, 28, 30). Run: `.venv/bin/python benchmarks/bench_ui.py [PART...]`.
 
-Prints medians, each next to a baseline measured in the same run:
-  * cold start to the first painted window, and to the first sample fully shown
-    (a new Python process each time), vs. a bare PyQt6 label window;
-  * switching to the next sample on the demo until every view is updated, vs.
-    one full repaint of the window;
-  * the 3D view redrawing a 1M-triangle scene while orbiting (the coarse copy
-    drawn during interaction) and at rest, vs. an empty 3D view;
-  * scrolling the browser a page at a time over 200,000 questions vs. 2,000.
-Needs a display for the 3D part: run under `xvfb-run -a` (it re-runs itself
-there when it finds none). Arguments pick parts: start switch 3d browser.
+Prints medians, each next to a floor measured in the same run:
+  * window (fresh processes, interleaved): the floor is a bare window process that imports PyQt6, numpy and
+    pyqtgraph and paints; against it, the first painted window and the first sample shown on the six published
+    samples (tests/data/gst-bench-page), the first sample shown at paper size (2,762 questions, 22 models, no
+    media: bench_score's generator); the next sample on the demo (warm, every question, until all views are
+    painted) and switching the browser's selected model through 22 models, each against one full repaint of
+    the same window;
+  * large (only when named, or `--large`): 200,000 questions x 22 models, the window ready (first sample
+    shown), its peak RSS, switching the selected model;
+  * 3d: the 3D view redrawing a 1M-triangle scene while orbiting (the coarse copy drawn during interaction)
+    and at rest, vs. an empty 3D view;
+  * browser: scrolling the browser a page at a time over 200,000 questions vs. 2,000.
+`--before REV` runs the window and large measures again on a `git worktree` of REV, the two taking turns
+(A/B, as other jobs share the cores). Needs a display for the 3D part: run under `xvfb-run -a` (it re-runs
+itself there when it finds none). Default parts: window 3d browser.
 """
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import shutil
 import statistics
@@ -24,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "gst-bench-page"
+SAMPLES = ROOT / "tests" / "data" / "gst-bench-page"
 POS_UID = "scene4_Egocentric_Localization_Global_Position_pos_25_orient_11_video_4"
 
 
@@ -37,38 +44,12 @@ def line(label: str, value_ms: float, base_ms: float | None = None, base_label: 
     print(f"  {label:<58} {value_ms:8.1f} ms{ratio}")
 
 
-# --------------------------------------------------------------- cold start
-_CHILD_WINDOW = r"""
-import sys, time
-from PyQt6.QtCore import QEvent, QObject, QSettings
-from viewer.ui.app import make_app
-app = make_app()
-from viewer.ui.main_window import MainWindow
-w = MainWindow(QSettings(sys.argv[2], QSettings.Format.IniFormat))
-w.resize(1600, 1000)
-marks = {}
-class Paint(QObject):
-    def eventFilter(self, obj, ev):
-        if ev.type() == QEvent.Type.Paint and "paint" not in marks:
-            marks["paint"] = time.time()
-        return False
-f = Paint(); w.installEventFilter(f)
-def settled():
-    if w.session is not None and w.jobs.pending == 0 and "sample" not in marks:
-        app.processEvents()
-        marks["sample"] = time.time()
-        heavy = [m for m in ("cv2", "open3d", "trimesh") if m in sys.modules]
-        print(marks["paint"], marks["sample"], ",".join(heavy) or "-", flush=True)
-        app.quit()
-w.jobs.settled.connect(settled)
-w.sessionLoaded.connect(lambda: w.jobs.pending == 0 and settled())
-w.show()
-w.open_release(sys.argv[1], [], sys.argv[3])
-app.exec()
-"""
-
-_CHILD_BARE = r"""
-import time
+# ------------------------------------------------- the window, fresh processes
+# Every window measure runs in a fresh process (a checkout's code: `--before REV` runs each again with a `git
+# worktree` of REV, the two taking turns), timed from just before the process is started, and prints one JSON line.
+_CHILD_FLOOR = r"""
+import json, time
+import numpy, pyqtgraph
 from PyQt6.QtCore import QEvent, QObject, QTimer
 from PyQt6.QtWidgets import QApplication, QLabel
 app = QApplication([])
@@ -76,84 +57,240 @@ w = QLabel("hello"); w.resize(1600, 1000)
 class Paint(QObject):
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Paint:
-            print(time.time(), flush=True); QTimer.singleShot(0, app.quit)
+            print(json.dumps({"paint": time.time()}), flush=True); QTimer.singleShot(0, app.quit)
         return False
 f = Paint(); w.installEventFilter(f); w.show(); app.exec()
 """
 
+# argv: mode release settings.ini uid|- prediction...; modes: start (paint and first sample times), next (every
+# question stepped through twice, warm the second time), model (the selected model switched through all of them),
+# large (start, and the peak memory).
+_CHILD_WINDOW = r"""
+import json, statistics, sys, time
+from dataclasses import replace
+marks = {}
+from PyQt6.QtCore import QEvent, QObject, QSettings
+from viewer.ui.app import make_app
+app = make_app()
+marks["app"] = time.time()                  # PyQt6, numpy, pyqtgraph imported, the QApplication made
+from viewer.ui.main_window import MainWindow
+marks["imports"] = time.time()
+mode, release, ini, uid, *preds = sys.argv[1:]
+w = MainWindow(QSettings(ini, QSettings.Format.IniFormat))
+w.resize(1600, 1000)
+marks["built"] = time.time()
+w.sessionLoaded.connect(lambda: marks.setdefault("loaded", time.time()))
+class Paint(QObject):
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Paint and "paint" not in marks:
+            marks["paint"] = time.time()
+        return False
+f = Paint(); w.installEventFilter(f)
 
-def cold_start(runs: int = 5) -> None:
-    print("Cold start (new process each run; the six published samples, opening the Pos sample)")
-    env = dict(os.environ)
-    env.pop("QT_QPA_PLATFORM_PLUGIN_PATH", None)
-    paint, sample, bare = [], [], []
-    heavy = set()
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in range(runs):
-            t0 = time.time()
-            out = subprocess.run([sys.executable, "-c", _CHILD_BARE], env=env, capture_output=True,
-                                 text=True, timeout=120).stdout.split()
-            bare.append(float(out[0]) - t0)
-            t0 = time.time()
-            r = subprocess.run([sys.executable, "-c", _CHILD_WINDOW, str(FIXTURES), f"{tmp}/s{k}.ini", POS_UID],
-                               env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
-            p, s, h = r.stdout.split()
-            paint.append(float(p) - t0)
-            sample.append(float(s) - t0)
-            heavy.update(x for x in h.split(",") if x != "-")
-    line("first painted window", median_ms(paint), median_ms(bare), "a bare PyQt6 window")
-    line("first sample shown (release read, map, view image drawn)", median_ms(sample), median_ms(bare),
-         "a bare PyQt6 window")
-    print(f"  heavy modules imported by then: {', '.join(sorted(heavy)) or 'none (cv2, open3d, trimesh all lazy)'}")
-
-
-# ------------------------------------------------------------ sample switch
-def pump_until(app, cond, limit=60.0) -> None:
+def pump(cond=lambda: w.jobs.pending == 0, limit=120.0):
     t = time.perf_counter()
     while not cond():
         app.processEvents()
         if time.perf_counter() - t > limit:
             raise TimeoutError("background work did not finish")
+    app.processEvents()                      # paints what the last results changed
 
+def timed(change):
+    t0 = time.perf_counter()
+    change()
+    pump()
+    return 1000 * (time.perf_counter() - t0)
 
-def sample_switch(app, demo: Path) -> None:
-    from PyQt6.QtCore import QSettings
+def repaint_ms():
+    out = []
+    for _ in range(15):
+        t0 = time.perf_counter(); w.repaint(); out.append(time.perf_counter() - t0)
+    return 1000 * statistics.median(out)
 
-    from viewer.ui.main_window import MainWindow
-    print(f"Next sample on the demo ({demo}), window 1600x1000")
-    with tempfile.TemporaryDirectory() as tmp:
-        w = MainWindow(QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat))
-        w.resize(1600, 1000)
-        w.show()
-        preds = sorted((demo / "predictions").glob("*.jsonl"))
-        w.open_release(demo, preds)
-        pump_until(app, lambda: w.session is not None and w.jobs.pending == 0)
+def measure():
+    out = {**marks,
+           "heavy": [m for m in ("cv2", "open3d", "trimesh", "av") if m in sys.modules]}
+    try:
+        out["peak_mb"] = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    if mode == "next":
         n = w.browser.model.rowCount()
-        for label in ("first visit (images and maps read from disk)", "second visit (caches warm)"):
+        for warm in (False, True):
             w.browser.select_position(0)
-            pump_until(app, lambda: w.jobs.pending == 0)
-            sync, full = [], []
-            for _ in range(n - 1):
-                t0 = time.perf_counter()
-                w.state.step(+1)
-                app.processEvents()
-                t1 = time.perf_counter()
-                pump_until(app, lambda: w.jobs.pending == 0)
-                app.processEvents()            # paints what the last results changed
-                t2 = time.perf_counter()
-                sync.append(t1 - t0)
-                full.append(t2 - t0)
-            repaint = []
-            for _ in range(15):
-                t0 = time.perf_counter()
-                w.repaint()
-                repaint.append(time.perf_counter() - t0)
-            base = median_ms(repaint)
-            print(f"  {label}, {n - 1} switches:")
-            line("  on the GUI thread (table, prompt, answers, charts, overlays)", median_ms(sync), base,
-                 "one full window repaint")
-            line("  until every view is updated and painted", median_ms(full), base, "one full window repaint")
-        w.close()
+            pump()
+            times = [timed(lambda: w.state.step(+1)) for _ in range(n - 1)]
+        out["next_ms"], out["switches"] = statistics.median(times), n - 1
+        out["repaint_ms"] = repaint_ms()
+    elif mode in ("model", "large"):
+        m = len(w.state.models)
+        # Every model twice, the second round measured; at 200,000 questions, 6 models twice.
+        shown = [*range(1, m), 0] if mode == "model" else [*range(1, min(m, 6)), 0]
+        times = [timed(lambda k=k: setattr(w.state, "filter", replace(w.state.filter, model=k)))
+                 for k in shown * 2]
+        out["model_ms"], out["models"] = statistics.median(times[len(shown):]), m
+        out["repaint_ms"] = repaint_ms()
+    print(json.dumps(out), flush=True)
+
+def settled():
+    if w.session is not None and w.jobs.pending == 0 and "sample" not in marks:
+        app.processEvents()
+        marks["sample"] = time.time()
+        measure()
+        app.quit()
+w.jobs.settled.connect(settled)
+w.sessionLoaded.connect(lambda: w.jobs.pending == 0 and settled())
+w.show()
+w.open_release(release, preds, None if uid == "-" else uid)
+app.exec()
+"""
+
+
+# The start-up's phases, in order, as the window child marks them (seconds since its process was started).
+MARKS = {"app": "interpreter, PyQt6, numpy, pyqtgraph imported, QApplication made",
+         "imports": "the window's modules imported", "built": "the window and its panels built",
+         "paint": "first paint", "loaded": "release read (worker thread), handed to the panels",
+         "sample": "first sample shown (its images, map and video frame loaded and drawn)"}
+
+
+def child_env(root: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    env.pop("QT_QPA_PLATFORM_PLUGIN_PATH", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)         # bytecode cached, as an installed package has it
+    return env
+
+
+def run_child(root: Path, code: str, *args) -> dict:
+    """The child's JSON line, its "paint" and "sample" marks turned into seconds since it was started."""
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=child_env(root), capture_output=True,
+                       text=True, timeout=900, cwd=root)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if r.returncode or not lines:
+        raise RuntimeError(f"the window child failed ({root}):\n{r.stderr[-3000:]}")
+    out = json.loads(lines[-1])
+    for k in MARKS:
+        if k in out:
+            out[k] -= t0
+    return out
+
+
+def before_checkout(rev: str, tmp: Path) -> Path:
+    """A `git worktree` of `rev` (removed by `drop_checkout`)."""
+    path = tmp / "before"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev], check=True)
+    return path
+
+
+def drop_checkout(path: Path) -> None:
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], check=False)
+
+
+def paper_release(folder: Path, n: int = 2_762, models: int = 22) -> tuple[Path, list[Path]]:
+    """bench_score's generated release (no media) and its prediction files, made once per folder."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import numpy as np
+    from bench_score import make_predictions, make_release
+    done = folder / "done"
+    preds = [folder / f"model_{m:02d}.jsonl" for m in range(models)]
+    if not done.exists():
+        rng = np.random.default_rng(0)
+        recs = make_release(folder, n, rng)
+        preds = make_predictions(folder, recs, models, rng)
+        done.write_text("")
+    return folder, preds
+
+
+def sides(before: Path | None) -> dict[str, Path]:
+    return {"after": ROOT} if before is None else {"before": before, "after": ROOT}
+
+
+def fmt_ratio(value: float, base: float, what: str) -> str:
+    return f"{value / base:5.2f}x {what}"
+
+
+def window_measures(before: Path | None, tmp: Path, runs: int) -> None:
+    """The floor and the start-up, next-sample and model-switch measures, every side and case taking turns."""
+    demo = ROOT / "assets" / "demo"
+    demo_preds = sorted((demo / "predictions").glob("*.jsonl"))
+    paper, paper_preds = paper_release(tmp / "paper")
+    cases = {
+        "six": ("start", SAMPLES, POS_UID, []),
+        "paper": ("model", paper, "-", paper_preds),
+        "next": ("next", demo, "-", demo_preds),
+    }
+    got: dict[tuple[str, str], list[dict]] = {}
+    floor: list[float] = []
+    for k in range(runs):
+        floor.append(run_child(ROOT, _CHILD_FLOOR)["paint"])
+        for side, root in sides(before).items():
+            for case, (mode, release, uid, preds) in cases.items():
+                got.setdefault((side, case), []).append(
+                    run_child(root, _CHILD_WINDOW, mode, release, tmp / f"{side}{case}{k}.ini", uid, *preds))
+    base = 1000 * statistics.median(floor)
+    print(f"The window at 1600x1000, medians of {runs} fresh processes per side, interleaved; the floor, a bare "
+          f"window importing PyQt6, numpy, pyqtgraph and painting: {base:.0f} ms")
+
+    def med(side, case, key):
+        return statistics.median(r[key] for r in got[(side, case)])
+
+    rows = [("first painted window, six samples", "six", "paint", "floor"),
+            ("first sample shown, six samples", "six", "sample", "floor"),
+            ("first sample shown, paper size (2,762 q, 22 models)", "paper", "sample", "floor"),
+            ("next sample on the demo, warm, all views painted", "next", "next_ms", "repaint"),
+            ("switching the selected model, 22 models (paper size)", "paper", "model_ms", "repaint")]
+    for label, case, key, against in rows:
+        cells = []
+        for side in sides(before):
+            v = med(side, case, key) * (1000 if key in ("paint", "sample") else 1)
+            b = base if against == "floor" else med(side, case, "repaint_ms")
+            what = "the floor" if against == "floor" else f"one full repaint, {b:.1f} ms"
+            cells.append(f"{side} {v:7.1f} ms ({fmt_ratio(v, b, what)})")
+        print(f"  {label:<54} " + "   ".join(cells))
+    print("  where the start-up went (median ms since the process started; the phase's own ms):")
+    for case in ("six", "paper"):
+        for side in sides(before):
+            rs = got[(side, case)]
+            cells, last = [], 0.0
+            for k in MARKS:
+                if all(k in r for r in rs):
+                    at = 1000 * statistics.median(r[k] for r in rs)
+                    cells.append(f"{k} {at:5.0f} (+{at - last:4.0f})")
+                    last = at
+            print(f"    {case:<5} {side:<6} " + "  ".join(cells))
+    for k, what in MARKS.items():
+        print(f"      {k}: {what}")
+    heavy = sorted({m for r in got[("after", "six")] for m in r["heavy"]})
+    print(f"  heavy modules imported by the first sample: {', '.join(heavy) or 'none (cv2, open3d, trimesh, av lazy)'}")
+
+
+def large_data(data: Path | None) -> tuple[Path, list[Path]]:
+    """The 200,000 x 22 release: `data` (a folder with questions.jsonl, or release/questions.jsonl, and
+    model_*.jsonl, or predictions/model_*.jsonl, made by the same generator), else generated once into the
+    temp folder (writing it takes over ten minutes here)."""
+    if data is None:
+        return paper_release(Path(tempfile.gettempdir()) / "gst-bench-ui-200k", 200_000, 22)
+    release = data / "release" if (data / "release" / "questions.jsonl").exists() else data
+    preds = sorted((data / "predictions").glob("model_*.jsonl")) or sorted(data.glob("model_*.jsonl"))
+    if not (release / "questions.jsonl").exists() or not preds:
+        raise SystemExit(f"--data {data}: no questions.jsonl or model_*.jsonl there")
+    return release, preds
+
+
+def large_measures(before: Path | None, runs: int, data: Path | None = None) -> None:
+    """200,000 questions x 22 models: the window ready (first sample shown), its peak memory, a model switch."""
+    folder, preds = large_data(data)
+    got: dict[str, list[dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(runs):
+            for side, root in sides(before).items():
+                got.setdefault(side, []).append(
+                    run_child(root, _CHILD_WINDOW, "large", folder, f"{tmp}/{side}{k}.ini", "-", *preds))
+    print(f"{folder}: {len(preds)} models, medians of {runs} fresh processes per side, interleaved:")
+    for side, rs in got.items():
+        print(f"  {side}: window ready, 200k x 22 {statistics.median(r['sample'] for r in rs):6.2f} s, "
+              f"peak RSS {statistics.median(r['peak_mb'] for r in rs):6.0f} MB; switching the selected model, "
+              f"{rs[0]['models']} models {statistics.median(r['model_ms'] for r in rs):7.1f} ms")
 
 
 # ------------------------------------------------------------------ 3D view
@@ -292,18 +429,34 @@ def main() -> int:
             return subprocess.call(["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", sys.executable, __file__,
                                     *sys.argv[1:]])
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from viewer.assets import default_release
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("parts", nargs="*", metavar="PART", help="window, large, 3d, browser")
+    ap.add_argument("--before", metavar="REV", help="a commit to compare with, on a git worktree, interleaved")
+    ap.add_argument("--large", action="store_true", help="add the 200,000 x 22 part")
+    ap.add_argument("--runs", type=int, default=6, help="fresh processes per side and case (6)")
+    ap.add_argument("--data", type=Path, help="the 200,000 x 22 release to use for `large` (see large_data)")
+    args = ap.parse_args()
+    parts = args.parts or ["window", "3d", "browser"]
+    if args.large and "large" not in parts:
+        parts.append("large")
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
+    with tempfile.TemporaryDirectory() as tmp:
+        before = before_checkout(args.before, Path(tmp)) if args.before else None
+        try:
+            if "window" in parts:
+                window_measures(before, Path(tmp), args.runs)
+            if "large" in parts:
+                large_measures(before, max(1, args.runs // 3), args.data)
+        finally:
+            if before is not None:
+                drop_checkout(before)
     from viewer.ui.app import make_app
-    parts = sys.argv[1:] or ["start", "switch", "3d", "browser"]
-    if "start" in parts:
-        cold_start()
     app = make_app()
-    if "switch" in parts:
-        sample_switch(app, default_release())
     if "3d" in parts:
         redraw_3d(app)
     if "browser" in parts:
         browser_scroll(app)
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
     return 0
 
 

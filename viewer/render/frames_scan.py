@@ -6,6 +6,7 @@ message per file; the rest proceeds.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -91,6 +92,40 @@ class ModelSheet:
         return None if self.target is None else len(set(self.sampled) & set(self.target))
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the sampled indices need of a video: kept so that the scrubber's ticks of the next question of the
+    same video do not open it again (off screen, the Model's eye asks for them on every question)."""
+    n_frames: int
+    fps: float
+    width: int
+    height: int
+
+
+_FACTS: dict[tuple, _Facts] = {}
+
+
+def _stamp(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def _video_facts(path: str) -> _Facts | None:
+    stamp = _stamp(path)
+    return _FACTS.get(stamp) if stamp is not None else None
+
+
+def _remember_facts(path: str, reader) -> None:
+    stamp = _stamp(path)
+    if stamp is not None:
+        if len(_FACTS) > 256:
+            _FACTS.clear()
+        _FACTS[stamp] = _Facts(reader.n_frames, reader.fps, reader.width, reader.height)
+
+
 def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: int = 64,
                 logged: tuple[int, ...] | None = None, explicit: tuple[int, ...] | None = None,
                 images: bool = True) -> ModelSheet:
@@ -108,7 +143,8 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
     if isinstance(policy, str):
         policy = parse_policy(policy)
     vb = scan_video(path, progress) if find_box and images else None
-    reader = VideoReader(path, cache_frames=2)
+    facts = None if images else _video_facts(path)
+    reader = facts or VideoReader(path, cache_frames=2)
     try:
         if explicit is not None:
             bad = [k for k in explicit if not 0 <= k < reader.n_frames]
@@ -133,7 +169,9 @@ def model_sheet(path: str, policy, find_box: bool, progress=None, max_frames: in
             if progress:
                 progress(i + 1, len(shown))
     finally:
-        reader.close()
+        if facts is None:
+            _remember_facts(path, reader)
+            reader.close()
     note = s.note
     if images and len(shown) < len(s.indices):
         note = "; ".join(filter(None, [note, f"{len(shown)} of the {len(s.indices)} sampled frames shown"]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psygnal import evented
 from PyQt6.QtCore import QAbstractTableModel, QModelIndex, QRect, Qt, pyqtSignal
@@ -29,9 +30,11 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ..core.audit import CHECKS, AuditReport, Finding
 from .bindings import Bindings
 from .images import array_to_qimage
+
+if TYPE_CHECKING:           # viewer.core.audit registers every check on import: read when an audit is run
+    from ..core.audit import AuditReport, Finding
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_COLORS = {"error": QColor(200, 40, 40), "warning": QColor(190, 120, 0), "info": QColor(60, 110, 180)}
@@ -107,7 +110,7 @@ class AuditPanel(QWidget):
         self.bindings = Bindings(self.filter)
         self.bindings.combo(self.check_box, "check")
         self.bindings.combo(self.severity_box, "severity")
-        self._fill_checks({})
+        self._checks_listed = False          # the check names are listed when first shown (or a report comes)
         self.filter.events.check.connect(self._refilter)
         self.filter.events.severity.connect(self._refilter)
 
@@ -183,6 +186,7 @@ class AuditPanel(QWidget):
 
     def set_filter(self, check: str | None = None, severity: str | None = None) -> None:
         """List the findings of `check` and `severity` (None, or one the boxes do not list: all)."""
+        from ..core.audit import CHECKS
         self.filter.check = check if check in CHECKS.ids() else None
         self.filter.severity = severity if severity in SEVERITIES else None
 
@@ -251,7 +255,14 @@ class AuditPanel(QWidget):
         return list(self.model.findings)
 
     # ------------------------------------------------------------ internals
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._checks_listed:
+            self._fill_checks({})
+
     def _fill_checks(self, summary: dict) -> None:
+        from ..core.audit import CHECKS
+        self._checks_listed = True
         with self.bindings.refilling(self.check_box):
             self.check_box.addItem("all checks", None)
             for c in CHECKS.ids():

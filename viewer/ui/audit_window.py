@@ -14,13 +14,9 @@ import numpy as np
 from PyQt6.QtCore import QObject, QRectF, pyqtSignal
 from PyQt6.QtGui import QImage, QPainter
 
-from ..core.audit import AuditReport, run_audit
 from ..core.review.flags import FlagStore
 from ..core.scene.alone import is_scene_alone
 from ..core.state import InspectorState
-from ..render.audit_images import SceneImages
-from ..render.video import probe_video
-from ..render.visibility import SceneVisibility
 from .audit_dock import AuditPanel
 from .flags_panel import FlagsPanel
 from .jobs import Jobs
@@ -72,11 +68,16 @@ class AuditController(QObject):
             return
         self.panel.set_running()
         # Rays cast, images read and maps rendered by the render layer.
+        # The checks and their renderers are read when an audit is first run.
+        from ..core.audit import run_audit
+        from ..render.audit_images import SceneImages
+        from ..render.video import probe_video
+        from ..render.visibility import SceneVisibility
         audit = partial(run_audit, visibility=SceneVisibility, images=SceneImages, videos=probe_video)
         self.jobs.submit(audit, session.release, list(session.results), lane="audit", scope="session",
                          label="auditing", with_progress=True, done=self._audited, failed=self.panel.set_failed)
 
-    def _audited(self, report: AuditReport) -> None:
+    def _audited(self, report) -> None:
         self.panel.set_report(report)
         for text in sorted(set(report.problems)):       # scene.json problems, mesh fallbacks
             self.problem.emit(text.split(":", 1)[0], text)

@@ -78,13 +78,17 @@ class QuestionTableModel(QAbstractTableModel):
             return _TRAILING[col - len(_FIXED) - len(_PER_MODEL) * len(self.model_order())][1]
         return (_PER_MODEL[k][1], self.model_order()[block])
 
-    def model_order(self) -> list[int]:
+    def model_order(self) -> tuple[int, ...]:
         """Models in column order: the selected one (A) first, B of a comparison next, then the others in
         load order."""
         n = len(self.session.results) if self.session is not None else 0
-        lead = [m for m in (self.first_model, self.second_model) if m is not None and 0 <= m < n]
-        lead = list(dict.fromkeys(lead))
-        return lead + [m for m in range(n) if m not in lead]
+        key = (n, self.first_model, self.second_model)
+        if getattr(self, "_order_key", None) != key:        # asked for by every cell painted: kept per key
+            lead = [m for m in (self.first_model, self.second_model) if m is not None and 0 <= m < n]
+            lead = list(dict.fromkeys(lead))
+            self._order = tuple(lead + [m for m in range(n) if m not in lead])
+            self._order_key = key
+        return self._order
 
     def column_of(self, key: str | tuple[str, int]) -> int:
         return next(c for c in range(self.columnCount()) if self.key_of_column(c) == key)

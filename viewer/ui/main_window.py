@@ -37,10 +37,10 @@ from .flags_panel import FlagsPanel
 from .geometry_loader import GeometryLoader
 from .images import ImageCache
 from .jobs import CANCELLED, Jobs
+from .lazy_dock import LazyDock
 from .leaderboard import LeaderboardPanel
 from .model_layers import ModelLayersPanel
 from .models_eye import ModelsEyePanel
-from .plots_dock import PlotsPanel
 from .sample_view import SampleView
 from .settings_strip import SettingsStrip
 from .target_k import ScoreVsK, TargetKBar
@@ -101,7 +101,6 @@ class MainWindow(QMainWindow):
         self.browser = BrowserPanel(self.state)
         self.compare_bar = CompareBar(self.state)
         self.browser.add_filter_row(self.compare_bar)
-        self.plots = PlotsPanel(self.state)
         self.layers = ModelLayersPanel(self.state)
         self.timeline = TimelineMarks(self.state, self.jobs, self.sample_view.player.slider)
         # However wide the docks are dragged, the map keeps at least half of the centre.
@@ -122,21 +121,19 @@ class MainWindow(QMainWindow):
         self.review_dock = self._dock("Review", self.flags_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.settings_strip = SettingsStrip(self.state, self.jobs, self.assets)
         self.settings_dock = self._dock("Settings", self.settings_strip, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.plots_dock = self._dock("Plots", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The plots are made when their tab is first raised (~100 ms of pyqtgraph plots at start otherwise).
+        self.plots_dock = self._dock("Plots", None, Qt.DockWidgetArea.BottomDockWidgetArea, make=self._make_plots)
         self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
         self.models_eye_dock = self._dock("Model's eye", self.models_eye, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.models_eye_dock.visibilityChanged.connect(self.models_eye.set_on_screen)
         # k: the target in k of the frames each model's policy samples (browser column, filter, plot)
-        self.score_vs_k = ScoreVsK(self.state, self.plots.graphics.addPlot(row=0, col=3, title="score vs k"))
-        self.plots.columnShown.connect(self.score_vs_k.set_column)
+        self.score_vs_k = ScoreVsK(self.state)           # drawn in the plots dock once it is made
         self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.score_vs_k))
         for d in (self.plots_dock, self.layers_dock, self.problems_dock, self.audit_dock, self.review_dock,
                   self.settings_dock, self.models_eye_dock):
             self.tabifyDockWidget(self.board_dock, d)
         self.board_dock.raise_()
-        self.plots_dock.visibilityChanged.connect(self.plots.set_shown)
-        self.plots.set_shown(not self.plots_dock.visibleRegion().isEmpty())
         self.resizeDocks([self.browser_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.board_dock], [BOARD_HEIGHT], Qt.Orientation.Vertical)
         self._dock_heights: dict[str, int] = {}
@@ -200,11 +197,30 @@ class MainWindow(QMainWindow):
         return [self.browser_dock, self.board_dock, self.audit_dock, self.review_dock, self.settings_dock,
                 self.plots_dock, self.layers_dock]
 
-    def _dock(self, title: str, widget, area) -> QDockWidget:
-        dock = QDockWidget(title, self, objectName=f"dock_{title.lower()}")
-        dock.setWidget(widget)
+    def _dock(self, title: str, widget, area, make=None) -> QDockWidget:
+        """A dock holding `widget`; with `make` instead, a LazyDock whose widget `make` builds when shown."""
+        name = f"dock_{title.lower()}"
+        dock = LazyDock(title, self, make, objectName=name) if make else QDockWidget(title, self, objectName=name)
+        if widget is not None:
+            dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
+
+    @property
+    def plots(self):
+        """The plots dock's panel (made on first use)."""
+        return self.plots_dock.content()
+
+    def _make_plots(self):
+        from .plots_dock import PlotsPanel
+        plots = PlotsPanel(self.state)
+        self.score_vs_k.attach(plots.graphics.addPlot(row=0, col=3, title="score vs k"))
+        plots.columnShown.connect(self.score_vs_k.set_column)
+        plots.set_shown(self.plots_dock.on_screen)
+        self.plots_dock.visibilityChanged.connect(plots.set_shown)
+        if self.state.session is not None:          # made after the release opened: catch up with it
+            plots.catch_up()
+        return plots
 
     # --------------------------------------------------------------- menus
     def _build_menus(self) -> None:

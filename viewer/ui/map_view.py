@@ -7,6 +7,7 @@ The view's y axis points down too, so image directions are screen directions.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,6 +35,7 @@ from .plot_items import (
 
 RING_COLOR = QColor(0, 150, 70, 220)
 TRAJECTORY_PIECES = 24
+PATHS_KEPT = 8              # video paths whose drawn pieces are kept
 _VIRIDIS = None
 
 
@@ -74,6 +76,7 @@ class MapView(PlotWithLegend):
             it.setVisible(False)
             self.vb.addItem(it, ignoreBounds=True)
         self.overlay: Overlay | None = None
+        self._paths: OrderedDict[tuple, list] = OrderedDict()     # a video path's drawn pieces, by its points
         self._map_shape: tuple[int, int] | None = None
         self._user_zoomed = False
         self.whole_map = False           # Fit: the whole map rather than the overlay's focus
@@ -172,18 +175,39 @@ class MapView(PlotWithLegend):
         self.add(arrowhead(np.asarray(at, float), out, color, 11))
 
     def _timed_path(self, item: pr.TimedPath) -> None:
-        """The path in time-coloured pieces, cut at the map's edge with a mark where it leaves."""
-        xy = item.points
+        """The path in time-coloured pieces, cut at the map's edge with a mark where it leaves. The pieces
+        are kept by the path's points and the map's size: the questions of one video draw the same path,
+        and cutting and tracing it again took ~15 ms of every map draw."""
+        xy = np.ascontiguousarray(item.points, dtype=float)
         if len(xy) < 2:
             return
-        bounds = np.linspace(0, len(xy) - 1, TRAJECTORY_PIECES + 1).round().astype(int)
-        for (a, b), c in zip(zip(bounds[:-1], bounds[1:]), time_colors(TRAJECTORY_PIECES)):
-            if b > a:
-                runs, marks = pr.clip_path(xy[a:b + 1], self._map_box())
-                for run in runs:
-                    self.add(polyline(run, pen(c, 3.0)))
-                for at, out in marks:
-                    self._edge_mark(at, out, QColor(200, 200, 200))
+        key = (xy.shape, xy.tobytes(), self._map_box())
+        items = self._paths.get(key)
+        if items is None:
+            items = []
+            bounds = np.linspace(0, len(xy) - 1, TRAJECTORY_PIECES + 1).round().astype(int)
+            for (a, b), c in zip(zip(bounds[:-1], bounds[1:]), time_colors(TRAJECTORY_PIECES)):
+                if b > a:
+                    runs, marks = pr.clip_path(xy[a:b + 1], self._map_box())
+                    items += [polyline(run, pen(c, 3.0)) for run in runs]
+                    items += [arrowhead(np.asarray(at, float), out, QColor(200, 200, 200), 11) for at, out in marks]
+            self._paths[key] = items
+            while len(self._paths) > PATHS_KEPT:
+                self._paths.popitem(last=False)
+        else:
+            self._paths.move_to_end(key)
+        for it in items:
+            self.add(it)
+        self._paths_shown += items
+
+    def clear_layer(self) -> None:
+        # The kept path pieces leave the old layer (back to Python's ownership) before it is dropped with
+        # its children.
+        for it in getattr(self, "_paths_shown", ()):
+            if it.scene() is not None:
+                it.scene().removeItem(it)
+        self._paths_shown = []
+        super().clear_layer()
 
     def _sector(self, item: pr.Sector) -> None:
         c = QColor(_role_color(item))

@@ -135,6 +135,7 @@ def arrowhead(tip, screen_direction, color: QColor, length: float = 15.0) -> QGr
 
 
 LEGEND_SAMPLE_ROOM = 44          # pixels of a legend entry besides its text: the sample and the spacing
+LEGEND_ENTRIES_KEPT = 64       # legend entries kept for reuse per plot
 
 
 class PlotWithLegend(pg.GraphicsLayoutWidget):
@@ -161,6 +162,7 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         self._legend_beside = False
         self._layer: QGraphicsRectItem | None = None
         self._legend_samples: dict[str, object] = {}
+        self._legend_entries: dict[tuple[str, str], tuple] = {}      # (kind, text): (ItemSample, LabelItem)
         self._legend_shown: list[tuple[str, str]] = []
         self.clear_layer()
 
@@ -181,14 +183,49 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         shown = [(kind, text) for kind, text, _ in entries]
         if shown == self._legend_shown:
             return
-        self.legend.clear()
+        # The entries' items are kept by (kind, text) and put back in the layout: a LabelItem made anew costs
+        # ~4 ms (its text laid out, its size fixed), and most questions show the legend of one seen before.
+        lg = self.legend
+        for i in range(lg.layout.count() - 1, -1, -1):
+            lg.layout.removeAt(i)
+        for sample, label in lg.items:
+            sample.hide()
+            label.hide()
+        lg.items = []
+        lg.rowCount = 0
         for kind, text, factory in entries:
-            sample = self._legend_samples.get(kind)
-            if sample is None:
-                sample = self._legend_samples[kind] = factory()
-            self.legend.addItem(sample, text)
+            pair = self._legend_entries.get((kind, text))
+            if pair is None:
+                item = self._legend_samples.get(kind)
+                if item is None:
+                    item = self._legend_samples[kind] = factory()
+                if len(self._legend_entries) >= LEGEND_ENTRIES_KEPT:
+                    self._drop_hidden_entries()
+                sample = lg.sampleType(item)
+                sample.setParentItem(lg)
+                sample.sigClicked.connect(lg.sigSampleClicked)
+                label = pg.LabelItem(text, color=lg.opts["labelTextColor"], justify="left",
+                                     size=lg.opts["labelTextSize"])
+                label.setParentItem(lg)
+                pair = self._legend_entries[(kind, text)] = (sample, label)
+            pair[0].show()
+            pair[1].show()
+            lg.items.append(pair)
+            lg._addItemToLayout(*pair)
+        lg.updateSize()
         self._legend_shown = shown
         self.fit_legend()
+
+    def _drop_hidden_entries(self) -> None:
+        """Forget the kept legend entries not shown now (so that renamed models do not pile up)."""
+        shown = {id(x) for pair in self.legend.items for x in pair}
+        for key, (sample, label) in list(self._legend_entries.items()):
+            if id(sample) not in shown:
+                del self._legend_entries[key]
+                for x in (sample, label):
+                    x.setParentItem(None)
+                    if x.scene() is not None:
+                        x.scene().removeItem(x)
 
     def fit_legend(self) -> None:
         """The legend where it leaves the plot the larger square (below it, or beside it when the widget is

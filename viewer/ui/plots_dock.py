@@ -128,6 +128,12 @@ class PlotsPanel(QWidget):
         self._stats: dict[tuple[int, int], tuple] = {}
 
     # ------------------------------------------------------------ binding
+    def catch_up(self) -> None:
+        """Show the state as it is now (the window makes this panel when its tab is first raised, perhaps
+        long after the release opened and the filter's error range was brushed)."""
+        self._brush_binding.pull()
+        self._session_changed()
+
     def _session_changed(self) -> None:
         self._stats = {}
         with self.bindings.refilling(self.column_box):

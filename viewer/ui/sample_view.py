@@ -41,6 +41,23 @@ OPTION_MAX_SIDE = 960
 CHARTS = {"dial": DirectionDial, "bars": DistanceBars, "option-texts": OptionTexts}
 
 
+class _Charts(dict):
+    """The charts by name, each made when a question first needs it (a pyqtgraph plot costs ~25 ms to make,
+    and most releases use one chart or none), and put in the chart stack."""
+
+    def __init__(self, stack: QStackedWidget):
+        super().__init__()
+        self.stack = stack
+
+    def __missing__(self, name: str):
+        chart = self[name] = CHARTS[name]()
+        self.stack.addWidget(chart)
+        return chart
+
+    def get(self, name, default=None):
+        return self[name] if name in CHARTS else default
+
+
 def _sentence(problem: str) -> str:
     return problem[:1].upper() + problem[1:]
 
@@ -73,13 +90,11 @@ class SampleView(QWidget):
         self.scene_info.hide()
         self.map_panel = MapPanel(state)
         self.gallery = ChoiceGallery()
-        self.charts = {name: make() for name, make in CHARTS.items()}
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.map_panel)
         self.answer_stack.addWidget(self.gallery)
         self.chart_stack = QStackedWidget()
-        for chart in self.charts.values():
-            self.chart_stack.addWidget(chart)
+        self.charts = _Charts(self.chart_stack)
         self.answer_split = QSplitter(Qt.Orientation.Horizontal, objectName="answer_split")
         self.answer_split.addWidget(self.answer_stack)
         self.answer_split.addWidget(self.chart_stack)

@@ -32,8 +32,18 @@ class ScoreVsK:
     """Each model's mean score over the questions of the plots dock's column whose target is in k of the
     frames its policy samples (k = 0, 1, .., 5+); the count of questions under each k."""
 
-    def __init__(self, state: InspectorState, plot: pg.PlotItem):
-        self.state, self.plot = state, plot
+    def __init__(self, state: InspectorState, plot: pg.PlotItem | None = None):
+        self.state, self.plot = state, None
+        self.k: dict[str | None, np.ndarray] | None = None      # per model name
+        self.column: int | None = None                          # the plots dock's (None: none shown)
+        state.events.models.connect(self.redraw)
+        state.events.visible_models.connect(self.redraw)
+        if plot is not None:
+            self.attach(plot)
+
+    def attach(self, plot: pg.PlotItem) -> None:
+        """Draw in `plot` from now on (the plots dock makes it when first shown; k is kept until then)."""
+        self.plot = plot
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
@@ -41,10 +51,7 @@ class ScoreVsK:
         plot.setLabel("left", "mean score")
         plot.setYRange(0, 1)
         plot.getAxis("bottom").setTicks([[(b, str(b)) for b in BUCKETS] + [(len(BUCKETS), "5+")]])
-        self.k: dict[str | None, np.ndarray] | None = None      # per model name
-        self.column: int | None = None                          # the plots dock's (None: none shown)
-        state.events.models.connect(self.redraw)
-        state.events.visible_models.connect(self.redraw)
+        self.redraw()
 
     def set_k(self, k: dict[str | None, np.ndarray] | None) -> None:
         self.k = k
@@ -80,6 +87,8 @@ class ScoreVsK:
         return out
 
     def redraw(self, *_) -> None:
+        if self.plot is None:
+            return
         self.plot.clear()
         session = self.state.session
         curves = self.curves()

@@ -23,12 +23,11 @@ given no ray caster.
   run.py         run_audit: the scene stage per scene (in processes or on a cluster: the per-question
                  checks, the visibility casts and the choice judgements; a long video's casts in frame
                  chunks), then the release-wide checks
-  checks/        the checks, one module per check or family, registered by checks/__init__.py
+  checks/        the checks, one module per check or family, registered by checks/__init__.py when CHECKS is first read
 
 Add a check: a module in checks/ with its Check subclass and object, and
 one line in checks.BUILT_IN (or `register(check)` from outside the package).
 """
-from . import checks  # noqa: F401  (registers the built-in checks)
 from .images import ImageSource, ImageSourceFactory
 from .registry import CHECKS, IMAGES, SCENE, VISIBILITY, Check, parse_checks, register, unregister
 from .run import run_audit

@@ -1,0 +1,69 @@
+"""The next sample redraws only what changed (issue 30): legend entries and a video path's drawn pieces are
+kept and put back, and what is shown is still exactly what the overlay says."""
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtGui import QColor
+
+from viewer.core import primitives as pr
+
+
+def _texts(plot) -> list[str]:
+    return [label.text for _sample, label in plot.legend.items]
+
+
+def test_legend_entries_are_reused_and_show_exactly_the_entries(qtbot):
+    from viewer.ui.plot_items import PlotWithLegend, line_sample
+    plot = PlotWithLegend(QColor(0, 0, 0), (255, 255, 255))
+    qtbot.addWidget(plot)
+    plot.resize(600, 400)
+    plot.show()
+
+    def entries(*kinds):
+        return [(k, f"text {k}", line_sample(QColor(255, 0, 0))) for k in kinds]
+    plot.set_legend(entries("a", "b", "c"))
+    first = {label.text: label for _s, label in plot.legend.items}
+    plot.set_legend(entries("b", "d"))
+    assert _texts(plot) == ["text b", "text d"] and plot.legend.layout.count() == 4
+    assert not first["text a"].isVisible() and not first["text c"].isVisible()       # kept, hidden
+    plot.set_legend(entries("a", "b", "c"))
+    assert _texts(plot) == ["text a", "text b", "text c"] and plot.legend.layout.count() == 6
+    assert [label for _s, label in plot.legend.items] == [first[t] for t in _texts(plot)]   # the same items
+    assert all(label.isVisible() for _s, label in plot.legend.items)
+    plot.set_legend([])
+    assert _texts(plot) == [] and plot.legend.layout.count() == 0
+
+
+def _path_overlay(shift: float) -> pr.Overlay:
+    ov = pr.Overlay(200, 100)
+    xy = np.stack([np.linspace(-20, 220, 60), 50 + shift + 20 * np.sin(np.linspace(0, 6, 60))], 1)
+    ov.add(pr.TimedPath(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH, points=xy, heading=None))
+    return ov
+
+
+def _drawn(view) -> list:
+    return list(view._layer.childItems())
+
+
+def test_a_video_path_drawn_again_reuses_its_pieces_in_the_new_layer(qtbot):
+    from viewer.ui.map_view import MapView
+    view = MapView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    view.set_map(np.zeros((100, 200, 3), np.uint8))
+    view.set_overlay(_path_overlay(0), ["m"])
+    from PyQt6.QtWidgets import QGraphicsPolygonItem
+    first = _drawn(view)
+    assert len(first) >= 20 and any(isinstance(it, QGraphicsPolygonItem) for it in first)   # pieces, edge marks
+    items_in_scene = len(view.scene().items())
+    view.set_overlay(_path_overlay(0), ["m"])        # another question of the same video
+    assert _drawn(view) == first and all(it.scene() is view.scene() for it in first)
+    view.set_overlay(_path_overlay(10), ["m"])       # another video: its own pieces
+    other = _drawn(view)
+    assert not set(map(id, other)) & set(map(id, first))
+    assert all(it.scene() is None for it in first)   # the first path is off the map
+    view.set_overlay(_path_overlay(0), ["m"])        # back again
+    assert _drawn(view) == first and len(view.scene().items()) == items_in_scene
+    view.set_overlay(None, ["m"])
+    assert _drawn(view) == [] and all(it.scene() is None for it in first)
