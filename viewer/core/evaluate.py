@@ -33,7 +33,9 @@ class ModelResult:
 
     def parsed(self, release: Release, i: int):
         """The scored answer to question i as its kind gives it (float, (x, y), option index), or None."""
-        kind = release.questions[i].kind
+        # The question's kind from the columnar `release.column`: no Question is built for it.
+        c = release.benchmark.column(int(release.column[i]))
+        kind = c.kind if c is not None else None
         if kind is None or not is_scored(self.status[i]):
             return None
         return kind.unpack(self.answer[i])
