@@ -44,6 +44,8 @@ _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), 
 # After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
 _TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
+                    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole})
 
 
 class QuestionTableModel(QAbstractTableModel):
@@ -72,8 +74,14 @@ class QuestionTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_rows(self, rows: np.ndarray) -> None:
+        rows = self._sorted(np.asarray(rows, np.int64))
+        if rows.shape == self.rows.shape and self.rows.size and np.array_equal(rows, self.rows):
+            # The same rows (another model chosen, its filter keeping them all): their cells are drawn again,
+            # the view keeps its place and selection rather than resetting over 200,000 rows.
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, self.columnCount() - 1))
+            return
         self.beginResetModel()
-        self.rows = self._sorted(np.asarray(rows, np.int64))
+        self.rows = rows
         self.endResetModel()
 
     def key_of_column(self, col: int) -> str | tuple[str, int]:
@@ -162,7 +170,8 @@ class QuestionTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.session is None:
+        # The view asks every visible cell for some seven roles at each paint; the table answers four.
+        if role not in _ROLES or self.session is None or not index.isValid():
             return None
         i = int(self.rows[index.row()])
         key = self._column_keys()[index.column()]
@@ -202,7 +211,6 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and (key in ("row", "truth") or isinstance(key, tuple)):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
 
     def _question_texts(self, i: int) -> tuple[str, str]:
         """Question i's short uid and truth, which need its record: read for the moment (a 200,000-question
