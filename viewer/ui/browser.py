@@ -44,8 +44,12 @@ _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), 
 # After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
 _TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
-_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
-                    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole})
+# data() runs for every role of every visible cell at each paint: the roles and the alignment looked up once.
+_DISPLAY, _BACKGROUND, _FOREGROUND, _TOOLTIP, _ALIGNMENT = (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole)
+_ROLES = frozenset({_DISPLAY, _BACKGROUND, _FOREGROUND, _TOOLTIP, _ALIGNMENT})
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class QuestionTableModel(QAbstractTableModel):
@@ -176,7 +180,7 @@ class QuestionTableModel(QAbstractTableModel):
         i = int(self.rows[index.row()])
         key = self._column_keys()[index.column()]
         rel = self.session.release
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if key == "row":
                 return str(i + 1)
             if key == "uid":
@@ -196,20 +200,20 @@ class QuestionTableModel(QAbstractTableModel):
             if name == "error":
                 return browse.error_text(r, rel, i)
             return browse.score_text(r, i)
-        if role == Qt.ItemDataRole.BackgroundRole and isinstance(key, tuple) and key[0] == "score":
+        if role == _BACKGROUND and isinstance(key, tuple) and key[0] == "score":
             s = float(self.session.results[key[1]].score[i])
             return None if np.isnan(s) else QBrush(style.score_color(s))
-        if role == Qt.ItemDataRole.ForegroundRole and key == "truth":
+        if role == _FOREGROUND and key == "truth":
             return QBrush(style.TRUTH.darker(120))
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             if key == "uid":
                 return rel.uids[i]
             if isinstance(key, tuple):
                 r = self.session.results[key[1]]
                 raw = r.raw[i]
                 return f"{r.model}: {browse.status_text(r, i)}\n{'' if raw is None else str(raw)[:500]}"
-        if role == Qt.ItemDataRole.TextAlignmentRole and (key in ("row", "truth") or isinstance(key, tuple)):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT and (key in ("row", "truth") or isinstance(key, tuple)):
+            return _RIGHT
         return None
 
     def _question_texts(self, i: int) -> tuple[str, str]:
