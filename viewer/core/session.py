@@ -23,6 +23,7 @@ class Session:
     scene_sources: list | None = None
     profile: str = STRICT              # how answers are read (answers.PROFILES)
     _random_row: dict | None = field(default=None, repr=False)
+    _profiles: dict = field(default_factory=dict, repr=False)     # id(result) -> (result, ProfileComparison)
 
     def __post_init__(self):
         check_profile(self.profile)
@@ -121,7 +122,13 @@ class Session:
     def compare_profiles(self, model: str) -> ProfileComparison | None:
         """One model's strict and lenient Avg and what each lenient rescue was worth."""
         r = self.result(model)
-        return None if r is None else compare_profiles(self.release, r, self.parse_cache)
+        if r is None:
+            return None
+        # Cached per result (it reparses every answer): the leaderboard redraws for many reasons.
+        kept = self._profiles.get(id(r))
+        if kept is None or kept[0] is not r:
+            kept = self._profiles[id(r)] = (r, compare_profiles(self.release, r, self.parse_cache))
+        return kept[1]
 
     def random_row(self) -> dict[str, float | None]:
         """The analytic Random (uniform) row, computed once per release (it integrates map areas)."""

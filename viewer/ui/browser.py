@@ -44,6 +44,12 @@ _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), 
 # After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
 _TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
+# data() runs for every role of every visible cell at each paint: the roles and the alignment looked up once.
+_DISPLAY, _BACKGROUND, _FOREGROUND, _TOOLTIP, _ALIGNMENT = (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole)
+_ROLES = frozenset({_DISPLAY, _BACKGROUND, _FOREGROUND, _TOOLTIP, _ALIGNMENT})
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class QuestionTableModel(QAbstractTableModel):
@@ -56,27 +62,43 @@ class QuestionTableModel(QAbstractTableModel):
         self.descending = False
         self.first_model: int | None = None     # the browser's selected model: its columns follow the truth
         self.second_model: int | None = None    # B of an A-versus-B comparison: its columns follow A's
+        # Qt asks data() for every role of every visible cell at each paint: the column keys are kept per
+        # (A, B, models), and the texts that need a question's record per question, for the rows lately shown.
+        self._keys: list = []
+        self._keys_of: tuple | None = None
+        self._texts: dict[int, tuple[str, str, str]] = {}
 
     # ---------------------------------------------------------------- data
     def set_session(self, session: Session | None, index: BrowseIndex | None) -> None:
         self.beginResetModel()
         self.session, self.index_ = session, index
+        self._keys_of, self._texts = None, {}
         self.rows = np.arange(len(session.release), dtype=np.int64) if session else np.zeros(0, np.int64)
         self.sort_key, self.descending = "row", False
         self.endResetModel()
 
     def set_rows(self, rows: np.ndarray) -> None:
+        rows = self._sorted(np.asarray(rows, np.int64))
+        if rows.shape == self.rows.shape and self.rows.size and np.array_equal(rows, self.rows):
+            # The same rows (another model chosen, its filter keeping them all): their cells are drawn again,
+            # the view keeps its place and selection rather than resetting over 200,000 rows.
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, self.columnCount() - 1))
+            return
         self.beginResetModel()
-        self.rows = self._sorted(np.asarray(rows, np.int64))
+        self.rows = rows
         self.endResetModel()
 
     def key_of_column(self, col: int) -> str | tuple[str, int]:
-        if col < len(_FIXED):
-            return _FIXED[col][1]
-        block, k = divmod(col - len(_FIXED), len(_PER_MODEL))
-        if block >= len(self.model_order()):
-            return _TRAILING[col - len(_FIXED) - len(_PER_MODEL) * len(self.model_order())][1]
-        return (_PER_MODEL[k][1], self.model_order()[block])
+        return self._column_keys()[col]
+
+    def _column_keys(self) -> list:
+        """Every column's key, in column order: the fixed ones, each model's block (model_order), the trailing."""
+        n = len(self.session.results) if self.session is not None else 0
+        if self._keys_of != (self.first_model, self.second_model, n):
+            self._keys_of = (self.first_model, self.second_model, n)
+            self._keys = [k for _, k in _FIXED] + [(name, m) for m in self.model_order() for _, name in _PER_MODEL] \
+                + [k for _, k in _TRAILING]
+        return self._keys
 
     def model_order(self) -> tuple[int, ...]:
         """Models in column order: the selected one (A) first, B of a comparison next, then the others in
@@ -89,6 +111,12 @@ class QuestionTableModel(QAbstractTableModel):
             self._order = tuple(lead + [m for m in range(n) if m not in lead])
             self._order_key = key
         return self._order
+
+    def column_changed(self, key: str) -> None:
+        """Column `key`'s values changed, not the rows: its cells are drawn again."""
+        if self.rows.size and self.session is not None:
+            col = self.column_of(key)
+            self.dataChanged.emit(self.index(0, col), self.index(len(self.rows) - 1, col))
 
     def column_of(self, key: str | tuple[str, int]) -> int:
         return next(c for c in range(self.columnCount()) if self.key_of_column(c) == key)
@@ -110,7 +138,8 @@ class QuestionTableModel(QAbstractTableModel):
 
     def _sorted(self, rows: np.ndarray) -> np.ndarray:
         if self.session is None or (self.sort_key == "row" and not self.descending):
-            return np.sort(rows)
+            # A filter's rows come in order (flatnonzero): told in a pass, where sorting them took 5 ms.
+            return rows if len(rows) < 2 or bool((rows[1:] > rows[:-1]).all()) else np.sort(rows)
         return self.index_.sort(rows, self.sort_key, self.descending, self.session.results)
 
     def position_of(self, question: int) -> int:
@@ -150,22 +179,23 @@ class QuestionTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.session is None:
+        # The view asks every visible cell for some seven roles at each paint; the table answers four.
+        if role not in _ROLES or self.session is None or not index.isValid():
             return None
         i = int(self.rows[index.row()])
-        key = self.key_of_column(index.column())
+        key = self._column_keys()[index.column()]
         rel = self.session.release
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if key == "row":
                 return str(i + 1)
             if key == "uid":
-                return rel.benchmark.short_uid(rel.questions[i])
+                return self._question_texts(i)[0]
             if key == "scene":
-                return rel.questions[i].scene
+                return self.index_.scene_names[self.index_.scene_code[i]]
             if key == "column":
                 return browse.column_label(int(rel.column[i]), rel.benchmark)
             if key == "truth":
-                return browse.truth_text(rel, i)
+                return self._question_texts(i)[1]
             if key == "target_k":                    # target in k of the N sampled frames (ui/target_k.py)
                 return self.index_.target_k_text(i)
             name, m = key
@@ -175,21 +205,36 @@ class QuestionTableModel(QAbstractTableModel):
             if name == "error":
                 return browse.error_text(r, rel, i)
             return browse.score_text(r, i)
-        if role == Qt.ItemDataRole.BackgroundRole and isinstance(key, tuple) and key[0] == "score":
+        if role == _BACKGROUND and isinstance(key, tuple) and key[0] == "score":
             s = float(self.session.results[key[1]].score[i])
             return None if np.isnan(s) else QBrush(style.score_color(s))
-        if role == Qt.ItemDataRole.ForegroundRole and key == "truth":
+        if role == _FOREGROUND and key == "truth":
             return QBrush(style.TRUTH.darker(120))
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             if key == "uid":
-                return rel.questions[i].uid
+                return rel.uids[i]
             if isinstance(key, tuple):
                 r = self.session.results[key[1]]
                 raw = r.raw[i]
                 return f"{r.model}: {browse.status_text(r, i)}\n{'' if raw is None else str(raw)[:500]}"
-        if role == Qt.ItemDataRole.TextAlignmentRole and (key in ("row", "truth") or isinstance(key, tuple)):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT and (key in ("row", "truth") or isinstance(key, tuple)):
+            return _RIGHT
         return None
+
+    def _question_texts(self, i: int) -> tuple[str, str]:
+        """Question i's short uid and truth, which need its record: read for the moment (a 200,000-question
+        release keeps no Question per row scrolled past) and kept for the rows lately shown."""
+        texts = self._texts.get(i)
+        if texts is None:
+            rel = self.session.release
+            q = rel.question_for_now(i)
+            if len(self._texts) >= TEXTS_KEPT:
+                self._texts.clear()
+            texts = self._texts[i] = (rel.benchmark.short_uid(q), browse.question_truth_text(q))
+        return texts
+
+
+TEXTS_KEPT = 2000             # rows whose record-based texts the table keeps (a few screens' worth)
 
 
 class BrowserPanel(QWidget):
@@ -201,6 +246,8 @@ class BrowserPanel(QWidget):
         self.session: Session | None = None
         self.index: BrowseIndex | None = None
         self.model = QuestionTableModel(self)
+        self._widths: dict = {}           # (column key, header text) -> width, for `_widths_of`
+        self._widths_of: Session | None = None
 
         self.search = QLineEdit(placeholderText="Search uid, target or model answers…")
         self.search.setClearButtonEnabled(True)
@@ -344,8 +391,15 @@ class BrowserPanel(QWidget):
         widths = {"row": 3, "uid": 18, "scene": 6, "column": 6, "truth": 8}
         # The task and scene columns fit their widest text (VSI-Bench's "scene0207_02", "RelDir medium").
         texts = browse.column_texts(self.index) if self.index is not None else {}
+        # Measured once per session and column header: choosing another model only moves its columns.
+        if self._widths_of is not self.session:
+            self._widths_of, self._widths = self.session, {}
         for col in range(self.model.columnCount()):
             key = self.model.key_of_column(col)
+            kept = self._widths.get((key, self.model.headerData(col, Qt.Orientation.Horizontal)))
+            if kept is not None:
+                self.table.setColumnWidth(col, kept)
+                continue
             chars = widths.get(key, 0) if isinstance(key, str) else {"answer": 10, "error": 5, "score": 4}[key[0]]
             texts_w = [fm.horizontalAdvance(t) for t in texts.get(key, ())]
             width = max([fm.horizontalAdvance("0" * chars)] + texts_w) + 10
@@ -353,6 +407,7 @@ class BrowserPanel(QWidget):
                 # Room for the header's widest line and the sort arrow: a model's name is never cut.
                 text = str(self.model.headerData(col, Qt.Orientation.Horizontal))
                 width = max(width, max(hfm.horizontalAdvance(t) for t in text.split("\n")) + SORT_ARROW_ROOM)
+            self._widths[key, self.model.headerData(col, Qt.Orientation.Horizontal)] = width
             self.table.setColumnWidth(col, width)
 
     def preferred_width(self) -> int:

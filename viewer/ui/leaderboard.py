@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
+from typing import Callable
 
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QAction, QBrush, QColor, QFont
@@ -104,25 +106,29 @@ class LeaderboardPanel(QTableWidget):
         self.setRowCount(len(rows))
         self.setVerticalHeaderLabels(rows)
         for r, name in enumerate(board):
-            self.verticalHeaderItem(r).setForeground(QBrush(style.model_color(r).darker(120)))
-            profiles = profile_text(session.compare_profiles(name))
             m = board[name]
-            if "settings_verdict" in m:         # Table 2 (core/settings_table.py): the per-model verdict
-                profiles += "\nTable 2: " + m["settings_verdict"]["reason"]
-            self.verticalHeaderItem(r).setToolTip(f"{name}\n{profiles}")
+            # Strict against lenient reparses every answer of the model: done when a tooltip first asks
+            # (22 models of 200,000 answers took 15 s here), once per result (Session.compare_profiles).
+            profiles = _Once(partial(_profiles_tip, session, name, m))
+            self.setVerticalHeaderItem(r, LazyTipItem(name, lambda profiles=profiles, name=name:
+                                                      f"{name}\n{profiles()}"))
+            self.verticalHeaderItem(r).setForeground(QBrush(style.model_color(r).darker(120)))
             values = [m["columns"][k] for k in COLUMN_KEYS] + [m["avg"]]
             counts = [m["counts"][k] for k in COLUMN_KEYS] + [None]
             bars = intervals.get(name)
             halves = ([bars.columns[k].half_width for k in COLUMN_KEYS] + [bars.avg.half_width]) if bars else []
             counts_m = [m["counts"][k] for k in COLUMN_KEYS] + [None]
             for c, (v, n) in enumerate(zip(values, counts_m)):
-                item = self._item(v, heat=True, half=halves[c] if halves else None)
+                item = self._item(v, heat=True, half=halves[c] if halves else None,
+                                  lazy=c == len(COLUMN_KEYS))
                 tip = f"{name} · {cols[c]}" + (f" · {n} questions" if n is not None else "")
                 if halves and halves[c] is not None:
                     tip += f"\n95 % bootstrap interval ± {halves[c]:.1f} points (core/intervals.py)"
+                click = "\nclick: show these questions in the browser"
                 if c == len(COLUMN_KEYS):
-                    tip += "\n" + profiles
-                item.setToolTip(tip + "\nclick: show these questions in the browser")
+                    item.tip = lambda tip=tip, profiles=profiles, click=click: f"{tip}\n{profiles()}{click}"
+                else:
+                    item.setToolTip(tip + click)
                 self.setItem(r, c, item)
         if comparison is not None:
             self._fill_comparison(len(board), comparison, COLUMN_KEYS)
@@ -228,10 +234,11 @@ class LeaderboardPanel(QTableWidget):
             item.setFont(font)
             self.setItem(r, col, item)
 
-    def _item(self, value: float | None, heat: bool, half: float | None = None) -> QTableWidgetItem:
+    def _item(self, value: float | None, heat: bool, half: float | None = None,
+              lazy: bool = False) -> QTableWidgetItem:
         # "77.8±11.1": no spaces, so thirteen columns with intervals still fit a docked leaderboard.
         text = "–" if value is None else f"{value:.1f}" + (f"±{half:.1f}" if half is not None else "")
-        item = QTableWidgetItem(text)
+        item = LazyTipItem(text) if lazy else QTableWidgetItem(text)
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if heat and value is not None:
             item.setBackground(QBrush(style.score_color(value / 100.0)))
@@ -247,6 +254,40 @@ class LeaderboardPanel(QTableWidget):
         title = bench.columns[bench.members(key)[0]].title if key is not None and key not in bench.groups else key
         where = "" if key is None else f", {key} — {title}"
         self.message.emit(f"browser: {self.state.models[row]}{where}")
+
+
+class LazyTipItem(QTableWidgetItem):
+    """An item whose tooltip is computed when first asked for (by the view, or by toolTip())."""
+
+    def __init__(self, text: str, tip: Callable[[], str] | None = None):
+        super().__init__(text)
+        self.tip = tip
+
+    def data(self, role: int):
+        if role == Qt.ItemDataRole.ToolTipRole and self.tip is not None:
+            tip, self.tip = self.tip, None
+            self.setToolTip(tip())
+        return super().data(role)
+
+
+class _Once:
+    """A function's value, computed on the first call."""
+
+    def __init__(self, fn: Callable[[], str]):
+        self.fn, self.value = fn, None
+
+    def __call__(self) -> str:
+        if self.fn is not None:
+            self.value, self.fn = self.fn(), None
+        return self.value
+
+
+def _profiles_tip(session: Session, name: str, row: dict) -> str:
+    """The model's strict and lenient Avg, and its Table-2 verdict, for its row's tooltips."""
+    text = profile_text(session.compare_profiles(name))
+    if "settings_verdict" in row:         # Table 2 (core/settings_table.py): the per-model verdict
+        text += "\nTable 2: " + row["settings_verdict"]["reason"]
+    return text
 
 
 def profile_text(c: ProfileComparison | None) -> str:

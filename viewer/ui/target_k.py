@@ -199,4 +199,7 @@ class TargetKBar(QWidget):
         policy = self.state.frame_policies.policy_of(model)
         who = f"{model} at {policy}" if model else f"{policy}"
         self.status.setText(f"k of {who}: target never sampled in {never} of {int(known.sum())}")
-        self.browser.apply_filter()
+        if self.state.filter.target_k != "any" or self.browser.model.sort_key == "target_k":
+            self.browser.apply_filter()              # the rows (or their order) follow k
+        else:
+            self.browser.model.column_changed("target_k")    # only the k column's texts do
