@@ -159,3 +159,19 @@ def test_make_demo_help_names_the_flag(capsys):
     with pytest.raises(SystemExit):
         main(["make-demo", "--help"])
     assert "--textured" in capsys.readouterr().out
+
+
+def test_pixels_that_miss_keep_the_background(scene):
+    """From outside the apartment, part of the image hits nothing: those pixels stay the background."""
+    from viewer.demo.trajectory import camera_poses
+    from viewer.render.raycast import BACKGROUND
+    apt, mesh, caster, _ = scene
+    K = {"width": 96, "height": 80, "fx": 48.0, "fy": 48.0, "cx": 48.0, "cy": 40.0}
+    pose = camera_poses([-6.0, (apt.bounds[1] + apt.bounds[3]) / 2], 0.0, height=3.5)[0]
+    tex = textures.SurfaceTextures.for_apartment(mesh, apt, seed=2)
+    flat = caster.render_view(pose, K, outlines=False)
+    textured = caster.render_view(pose, K, outlines=False, texture=tex)
+    miss = flat.instance < 0
+    assert 0.05 < miss.mean() < 0.95
+    assert (textured.color[miss] == BACKGROUND).all()
+    assert not np.array_equal(textured.color[~miss], flat.color[~miss])

@@ -332,8 +332,12 @@ def _textured(texture: Texture, rays: np.ndarray, depth: np.ndarray, normals: np
               prim: np.ndarray, shade: np.ndarray, out: np.ndarray, start: int) -> None:
     """_colour with the hit pixels' colours passed through `texture` (pixels start.. of the image)."""
     c = np.take(table, prim, axis=0)
-    hit = np.flatnonzero(prim >= 0)
-    if len(hit):
+    end = start + len(prim)
+    if (prim >= 0).all():                       # indoors every ray hits: slices, no gathers
+        points = rays[start:end, :3] + depth[start:end, None] * rays[start:end, 3:]
+        c = texture(points, normals[start:end], prim, c)
+    else:
+        hit = np.flatnonzero(prim >= 0)
         at = hit + start
         points = rays[at, :3] + depth[at, None] * rays[at, 3:]
         c[hit] = texture(points, normals[at], prim[hit], c[hit])
