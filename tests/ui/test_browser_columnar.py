@@ -128,6 +128,7 @@ def test_cells_sorts_and_filters_match_a_plain_python_reference(qtbot, tmp_path,
         assert np.isnan(scores).any() and any((r.status == MISSING).any() for r in results)
         assert any((~np.isin(r.status, [OK, MISSING])).any() for r in results)
         assert len(set(results[0].score[~np.isnan(results[0].score)].tolist())) < n // 2      # ties
+    state.sort = ("row", False)              # the window opens sorted by score; the cells are compared in row order
     for m in range(len(results)):
         state.filter = BrowseFilter(model=m)
         assert model.key_of_column(5) == ("answer", m)                # the selected model's block first
@@ -191,6 +192,9 @@ def test_choosing_another_model_redraws_cells_without_rebuilding_rows(qtbot, tmp
     resets, changed = [], []
     model.modelReset.connect(lambda: resets.append(1))
     model.dataChanged.connect(lambda a, b: changed.append((a.row(), b.row())))
+    # A sort the user chose stays when the model changes (the default one, by the model's score, follows it).
+    state.sort = ("row", False)
+    resets.clear()
     rows = model.rows
     for m in (1, 2, 0):
         state.filter = BrowseFilter(model=m)
