@@ -1,6 +1,6 @@
 """A small textured room walked through by a known smooth camera: a video for structure from motion.
 
-The room is a box (6 x 4 x 2.5 m, z up) whose walls, floor and ceiling carry
+The room is a box (6 x 4 x 2.5 m, z up), with four boxes in it, whose faces carry
 blocky value noise at two scales, tinted per face, so SIFT finds corners
 everywhere as it does in real footage. Each frame is ray cast in numpy: the
 ray's exit through the box's faces. Poses are camera-to-world, OpenCV (x
@@ -13,6 +13,10 @@ import functools
 import numpy as np
 
 ROOM = np.array([[-3.0, 3.0], [-2.0, 2.0], [0.0, 2.5]])
+# Furniture, so that a view is not one plane (a homography would explain it, and no focal length or
+# initial pair could be found from it): axis-aligned boxes [[x0, x1], [y0, y1], [z0, z1]].
+BOXES = [np.array(b, float) for b in ([[-0.6, 0.4], [-0.5, 0.3], [0.0, 0.9]], [[2.2, 2.9], [-1.9, -0.9], [0.0, 1.6]],
+                                      [[-2.9, -2.0], [1.0, 1.9], [0.0, 1.2]], [[0.8, 1.6], [1.4, 1.9], [0.0, 2.0]])]
 TINTS = np.array([[1.0, 0.8, 0.6], [0.6, 0.9, 1.0], [0.9, 1.0, 0.7], [1.0, 0.7, 0.9], [0.8, 0.8, 0.8], [0.7, 1.0, 0.9]])
 
 
@@ -27,13 +31,13 @@ def pose(position, yaw: float) -> np.ndarray:
 
 
 def path(frames: int) -> np.ndarray:
-    """(frames, 4, 4): half an ellipse around the room's middle, looking ahead and a little outward."""
+    """(frames, 4, 4): most of half an ellipse around the room's middle, looking ahead and into the room."""
     t = np.linspace(0.0, np.pi * 0.9, frames)
     out = []
     for a in t:
         p = np.array([1.6 * np.cos(a), 1.0 * np.sin(a), 1.4])
         tangent = np.array([-1.6 * np.sin(a), 1.0 * np.cos(a)])
-        out.append(pose(p, float(np.arctan2(tangent[1], tangent[0])) - 0.5))
+        out.append(pose(p, float(np.arctan2(tangent[1], tangent[0])) + 0.7))
     return np.array(out)
 
 
@@ -57,9 +61,18 @@ def render(c2w: np.ndarray, width: int, height: int, hfov_deg: float = 70.0, see
     t_exit = np.where(np.isfinite(t_exit) & (t_exit > 0), t_exit, np.inf)
     axis = t_exit.argmin(-1)
     t = t_exit.min(-1)
+    face = axis * 2 + (np.take_along_axis(d, axis[..., None], -1)[..., 0] > 0)
+    for b, box in enumerate(BOXES):                 # furniture: the ray's entry into each box, when nearer
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1, t2 = (box[:, 0] - o) / d, (box[:, 1] - o) / d
+        near, far = np.minimum(t1, t2), np.maximum(t1, t2)
+        t_in, t_out = np.nanmax(near, -1), np.nanmin(far, -1)
+        hit = (t_in < t_out) & (t_in > 0) & (t_in < t)
+        t = np.where(hit, t_in, t)
+        box_axis = np.nanargmax(near, -1)
+        axis = np.where(hit, box_axis, axis)
+        face = np.where(hit, 6 + 2 * b + (box_axis % 2), face)
     hit = o + d * t[..., None]
-    positive = np.take_along_axis(d, axis[..., None], -1)[..., 0] > 0
-    face = axis * 2 + positive
     # the two coordinates across the face
     a = np.where(axis == 0, hit[..., 1], hit[..., 0])
     b = np.where(axis == 2, hit[..., 1], hit[..., 2])
@@ -67,7 +80,7 @@ def render(c2w: np.ndarray, width: int, height: int, hfov_deg: float = 70.0, see
     for cell, weight, layer in ((0.25, 0.6, 1), (0.08, 0.4, 2)):
         value += weight * _hash(np.floor(a / cell).astype(np.int64), np.floor(b / cell).astype(np.int64), face,
                                 layer + 1000 * seed)
-    rgb = (40 + 200 * value)[..., None] * TINTS[face] / 1.0
+    rgb = (40 + 200 * value)[..., None] * TINTS[face % len(TINTS)]
     return np.clip(rgb, 0, 255).astype(np.uint8)
 
 

@@ -38,6 +38,7 @@ from ...core.scene.sfm_result import QueryPose, SfmResult, load_sfm_result, save
 VERSION = "1"
 
 Progress = Callable[[str, int, int], None]       # (stage, done, total)
+MIN_PAIRS_FOR_FOCAL = 10     # fundamental matrices needed to estimate the focal length
 
 
 class SfmError(Exception):
@@ -292,11 +293,6 @@ class _Run:
 
         t = time.perf_counter()
         models = self._map(len(frames))
-        if not models and self.focal_prior is not None:
-            # The calibrated focal length led nowhere: map again from COLMAP's own guess.
-            shutil.copy(self.work / "uncalibrated.db", self.db_path)
-            self.focal_prior = None
-            models = self._map(len(frames))
         timings["mapping"] = time.perf_counter() - t
         if not models:
             raise SfmError(self._why_no_model())
@@ -332,23 +328,30 @@ class _Run:
         return sorted(models.values(), key=lambda r: r.num_reg_images(), reverse=True)
 
     def _calibrate(self) -> float | None:
-        """Without known intrinsics, the shared focal length estimated from the pairs' fundamental matrices
-        (GLOMAP's view-graph calibration) before mapping: COLMAP's default guess (a 45 degree field of view)
-        is far from a walkthrough camera's, and mapping from it broke a 20-frame walk into 6 models."""
+        """Without known intrinsics, the shared focal length from the pairs' fundamental matrices, written to
+        the database as the camera's prior before mapping. COLMAP's own guess (a 45 degree field of view) is
+        far from a walkthrough camera's, and mapping from it broke a 20-frame walk of a textured room into 6
+        models. (GLOMAP's `calibrate_view_graph` left the guess unchanged on that walk, and a first mapping
+        of a subset diverged from it.)"""
         if self.settings.intrinsics is not None:
-            return None
-        shutil.copy(self.db_path, self.work / "uncalibrated.db")
-        opts = self.pc.ViewGraphCalibrationOptions()
-        opts.random_seed = self.settings.seed
-        try:
-            self.pc.calibrate_view_graph(self.db_path, opts)
-        except (RuntimeError, ValueError):          # too few pairs to calibrate: the guess stays
             return None
         db = self.pc.Database.open(self.db_path)
         try:
-            return float(db.read_all_cameras()[0].params[0])
+            _, geometries = db.read_two_view_geometries()
+            cam = db.read_all_cameras()[0]
+            fs = [np.asarray(g.F, float) for g in geometries
+                  if g.config == self.pc.TwoViewGeometryConfiguration.UNCALIBRATED and len(g.inlier_matches) >= 30]
+            focal = focal_from_fundamentals(fs, cam.width, cam.height)
+            if focal is None:
+                return None
+            params = list(cam.params)
+            params[0] = focal
+            cam.params = params
+            cam.has_prior_focal_length = True
+            db.update_camera(cam)
         finally:
             db.close()
+        return focal
 
     def _why_no_model(self) -> str:
         db = self.pc.Database.open(self.db_path)
@@ -386,6 +389,24 @@ class _Run:
             "problems": [],
         }
         return SfmResult(self.video, n_frames, poses, intr, model.points, model.colors, {}, stats)
+
+
+def focal_from_fundamentals(fs: list[np.ndarray], width: int, height: int) -> float | None:
+    """The focal length (pixels, principal point at the centre) that makes the fundamental matrices' essential
+    matrices most nearly essential (two equal singular values: Mendonca and Cipolla's criterion), searched over
+    fields of view from 30 to 130 degrees; None with fewer than MIN_PAIRS_FOR_FOCAL pairs."""
+    if len(fs) < MIN_PAIRS_FOR_FOCAL:
+        return None
+    fs = np.array(fs[:2000])
+    hfov = np.radians(np.linspace(30, 130, 201))
+    best, best_cost = None, np.inf
+    for f in width / 2 / np.tan(hfov / 2):
+        k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1.0]])
+        s = np.linalg.svd(k.T @ fs @ k, compute_uv=False)
+        cost = float(np.median((s[:, 0] - s[:, 1]) / np.maximum(s[:, 0] + s[:, 1], 1e-12)))
+        if cost < best_cost:
+            best, best_cost = float(f), cost
+    return best
 
 
 def cached_reconstruction(video: str | os.PathLike, queries: dict[str, str] | None = None,
