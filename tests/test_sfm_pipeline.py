@@ -115,6 +115,13 @@ def test_a_flat_video_is_refused_for_too_few_features(tmp_path):
         reconstruct_video(flat, settings=SETTINGS)
 
 
+def test_a_camera_turning_in_place_is_refused_for_too_little_motion(tmp_path):
+    turn = tmp_path / "turn.mp4"
+    write_mp4(turn, [render(pose(np.array([0.0, -1.0, 1.4]), 0.3 + 0.06 * k), 160, 120) for k in range(12)])
+    with pytest.raises(SfmError, match=r"turn\.mp4.*too little motion"):
+        reconstruct_video(turn, settings=SETTINGS)
+
+
 def test_a_cancelled_run_leaves_no_cache_and_no_work_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))

@@ -39,6 +39,8 @@ VERSION = "1"
 
 Progress = Callable[[str, int, int], None]       # (stage, done, total)
 MIN_PAIRS_FOR_FOCAL = 10     # fundamental matrices needed to estimate the focal length
+MIN_GENERAL_PAIRS = 3        # verified pairs with parallax (not a homography) needed, and at least this share:
+MIN_GENERAL_SHARE = 0.05     # fewer, and the video is refused for too little motion
 
 
 class SfmError(Exception):
@@ -289,6 +291,7 @@ class _Run:
         self.bridge_pairs = bridge.add_bridging_pairs(self)
         watch.check()
         timings["matching"] = time.perf_counter() - t
+        self._check_motion()
         self.focal_prior = self._calibrate()
 
         t = time.perf_counter()
@@ -353,6 +356,22 @@ class _Run:
             db.close()
         return focal
 
+    def _check_motion(self) -> None:
+        """SfmError when (almost) every verified pair is explained by a homography alone: a camera turning in
+        place or standing still (or one flat surface). Relaxed thresholds would still make a model of it, a
+        path that is a point with guessed depths; found here, before mapping."""
+        db = self.pc.Database.open(self.db_path)
+        try:
+            _, geometries = db.read_two_view_geometries()
+        finally:
+            db.close()
+        c = self.pc.TwoViewGeometryConfiguration
+        general = sum(g.config in (c.CALIBRATED, c.UNCALIBRATED) for g in geometries)
+        if geometries and general < max(MIN_GENERAL_PAIRS, MIN_GENERAL_SHARE * len(geometries)):
+            raise SfmError(f"{self.video}: cannot reconstruct: too little motion, {len(geometries) - general} of "
+                           f"{len(geometries)} matched pairs of frames are related by a rotation or one plane "
+                           "alone (a camera that only turns in place or stands still, or faces one flat wall)")
+
     def _why_no_model(self) -> str:
         db = self.pc.Database.open(self.db_path)
         try:
@@ -388,6 +407,12 @@ class _Run:
             "points": len(model.points), "settings": self.settings.summary(), "version": VERSION,
             "problems": [],
         }
+        if apart:
+            stats["problems"].append(f"{apart} part(s) of the path could not be tied to the largest model: "
+                                     "their frames have no pose")
+        lost = len(frames) - n_reg
+        if lost:
+            stats["problems"].append(f"{lost} of {len(frames)} sampled frames have no pose")
         return SfmResult(self.video, n_frames, poses, intr, model.points, model.colors, {}, stats)
 
 
