@@ -367,6 +367,7 @@ class _Run:
             db.close()
         c = self.pc.TwoViewGeometryConfiguration
         general = sum(g.config in (c.CALIBRATED, c.UNCALIBRATED) for g in geometries)
+        self.pairs = {"verified": len(geometries), "with_parallax": int(general)}
         if geometries and general < max(MIN_GENERAL_PAIRS, MIN_GENERAL_SHARE * len(geometries)):
             raise SfmError(f"{self.video}: cannot reconstruct: too little motion, {len(geometries) - general} of "
                            f"{len(geometries)} matched pairs of frames are related by a rotation or one plane "
@@ -402,7 +403,7 @@ class _Run:
             "largest_model_share_before_merge": round(sizes_before[0] / len(frames), 4),
             "largest_model_share": round(n_reg / len(frames), 4),
             "leftovers_localised": leftovers, "bridge_pairs": self.bridge_pairs,
-            "weak_points": getattr(self, "weak_points", 0),
+            "weak_points": getattr(self, "weak_points", 0), "pairs": getattr(self, "pairs", {}),
             "focal_from_calibration": None if self.focal_prior is None else round(self.focal_prior / self.scale, 2),
             "points": len(model.points), "settings": self.settings.summary(), "version": VERSION,
             "problems": [],
