@@ -39,7 +39,7 @@ def cmd_reconstruct(argv: list[str]) -> int:
     p.add_argument("--scene", action="append", default=[], help="only this scene (repeatable)")
     p.add_argument("--video", help="only this video (a file of the release, or any video: then without queries)")
     p.add_argument("--step", type=int, default=None,
-                   help="use every N-th frame (default %(default)s: the pipeline's, every 2nd)")
+                   help="use every N-th frame (default: every 2nd)")
     p.add_argument("--refresh", action="store_true", help="reconstruct again even when a cached result is valid")
     p.add_argument("--json", action="store_true", help="print one JSON object per video instead of the report")
     add_benchmark_option(p)
