@@ -25,6 +25,7 @@ from typing import Protocol
 from ..diagnostics import Diagnostics, UserError
 from ..media import within
 from .model import SCENE_FILE, SCENES_FOLDER, Scene, scene_file
+from .sfm_scene import SfmCacheSource
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ class SceneIndex(_ReadsSceneFiles):
 SOURCE_KINDS: dict[str, Callable[[Path], SceneSource]] = {
     "scenes/index.json": SceneIndex,
     "scene.json": SceneJsonFolders,
+    # Last: a cached structure-from-motion result of a scene's video, aligned by the answers (sfm_scene.py).
+    "sfm cache": SfmCacheSource,
 }
 
 
