@@ -17,8 +17,7 @@ import numpy as np
 from viewer.assets import default_release
 from viewer.core.geometry import quaternion_to_matrix
 from viewer.core.scene.model import load_scene
-from viewer.core.scene.sfm_result import (PIPELINE_VERSION, QueryPose, SfmResult, save_sfm_result,
-                                          sfm_cache_file)
+from viewer.core.scene.sfm_result import PIPELINE_VERSION, QueryPose, SfmResult, save_sfm_result, sfm_cache_file
 
 DEMO = default_release()
 SCENE = "scene_1"

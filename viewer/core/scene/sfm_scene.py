@@ -127,7 +127,7 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     scene.videos = {vid: track(vid) for vid in video_ids}
     scene.points = al.to_world(result.points) if al.ok else result.points.astype(float)
     scene.point_colors = result.colors
-    for group, (vid, image) in answers.views.items():
+    for vid, image in answers.views.values():
         q = query_pose(result, image, release.root)
         scene.viewpoints[vid] = Viewpoint(vid, move(q.pose), image, result.intrinsics)
     if al.ok:
