@@ -175,6 +175,8 @@ class Scene:
     point_colors: np.ndarray | None = None
     # How a reconstructed scene was tied to the map (core/scene/align.Alignment), for the audit.
     alignment: Any = field(default=None, repr=False, compare=False)
+    # Its query views as structure from motion localised them (view id -> sfm_result.QueryPose): the evidence.
+    localisations: dict = field(default_factory=dict, repr=False, compare=False)
     # The source that loaded it (set by SceneLibrary): the render layer asks it for the mesh.
     source: SceneSource | None = field(default=None, repr=False, compare=False)
 

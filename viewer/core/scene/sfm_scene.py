@@ -115,6 +115,7 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     al = align(result.poses, answers.anchors, answers.metres_per_px, answers.map_size, result.points)
     scene = Scene(scene_id, str(sfm_cache_dir()))
     scene.alignment = al
+    scene.localisations = {g: query_pose(result, image, release.root) for g, (_, image) in answers.views.items()}
     scene.provenance = provenance(al)
     if answers.scale_note:
         scene.diagnostics.info(answers.scale_note, result.video, code="sfm.scale_weak")
