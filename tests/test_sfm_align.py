@@ -145,3 +145,20 @@ def test_a_wrong_heading_answer_is_found(tmp_path):
     root, _ = served(tmp_path, turn)
     report = run_audit(load_release(root), checks=["query_localised_off_answer"])
     assert [(f.uid, f.details["angle_deg"] > 150) for f in report.findings] == [(uid, True)]
+
+
+def test_an_aligned_scene_is_written_and_read_back_with_its_points(tmp_path):
+    from viewer.core.scene.reader import read_scene_file
+    from viewer.core.scene.writer import write_scene
+    root, scene = served(tmp_path)
+    scene.folder = str(root / "scenes" / SCENE)          # its video, views and map lie under it
+    path = write_scene(scene)
+    back = read_scene_file(path, SCENE)
+    # Unregistered frames are written as NaN, which gst-scene/1 reports per frame (and keeps as NaN).
+    assert back.provenance == scene.provenance
+    assert {d.code for d in back.diagnostics.of_level("error")} <= {"scene.bad_pose", "scene.bad_pose_summary"}
+    np.testing.assert_allclose(back.points, scene.points, atol=1e-4)
+    np.testing.assert_allclose(back.videos[VIDEO].poses, scene.videos[VIDEO].poses, atol=1e-4)
+    (root / "scenes" / SCENE / "points.npy").write_bytes(b"not numpy")
+    broken = read_scene_file(path, SCENE)
+    assert broken.points is None and any("points.npy" in str(d) for d in broken.diagnostics)
