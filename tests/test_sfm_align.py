@@ -103,6 +103,10 @@ def test_the_cache_serves_only_scenes_without_their_own_files(tmp_path):
     lib = SceneLibrary(root)
     assert lib.available() == [SCENE] and lib.get(SCENE).provenance
     assert lib.get("scene_2") is None                # its video was not reconstructed
+    # Another release without scenes is not even read: none of its videos is in the cache.
+    from viewer.core.scene.sfm_scene import SfmCacheSource
+    other = SfmCacheSource(scene_less(tmp_path / "other"))
+    assert other.available() == [] and other._release is None
     # A release with its scene files: those win, whatever is cached for its videos.
     with_scenes = tmp_path / "with"
     import shutil

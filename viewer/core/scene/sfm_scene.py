@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import geometry as geo
+from ..media import within
 from .align import Alignment, Anchor, align
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
 from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
@@ -142,6 +143,20 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     return scene
 
 
+def cached_videos() -> list[str]:
+    """The videos the cache holds results for, from each file's header alone (a handful of files)."""
+    import json
+    out = []
+    cache = sfm_cache_dir()
+    for path in cache.glob("*.npz") if cache.is_dir() else ():
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                out.append(str(json.loads(str(z["meta"])).get("video", "")))
+        except (OSError, KeyError, ValueError, EOFError):
+            continue                     # not a result: load_sfm_result names it when it is asked for
+    return out
+
+
 class SfmCacheSource:
     """Scenes from cached structure-from-motion results of the release's videos (`gst-viewer reconstruct`)."""
 
@@ -157,9 +172,9 @@ class SfmCacheSource:
         with self._lock:
             if self._videos is None:
                 self._videos = {}
-                cache = sfm_cache_dir()
-                if not cache.is_dir() or not any(cache.glob("*.npz")):
-                    return self._videos          # nothing reconstructed: the release is not even read
+                root = os.path.realpath(self.root)
+                if not any(within(os.path.realpath(v), root) for v in cached_videos()):
+                    return self._videos          # none of its videos reconstructed: the release is not even read
                 from ..release import load_release
                 try:
                     self._release = load_release(self.root)
