@@ -57,7 +57,7 @@ def errors(scene):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_alignment_recovers_a_known_similarity(tmp_path, seed):
     _, scene = served(tmp_path, seed=seed)
-    assert scene.alignment.ok and scene.provenance.endswith("aligned by 8 answers")
+    assert scene.alignment.ok and scene.provenance.endswith("aligned by 16 answers")
     pos, head, views, registered, frames = errors(scene)
     assert registered < 0.8 * frames                 # about 30 % of the frames were not registered
     assert pos < 0.25 and head < 10.0
@@ -72,9 +72,9 @@ def test_one_wrong_position_answer_does_not_bend_the_path(tmp_path):
     al = scene.alignment
     pos, head, _, _, _ = errors(scene)
     assert pos < 0.25 and head < 10.0
-    wrong = [r for r in al.residuals if PLANTED in r.anchor.uids]
+    wrong = [r for r in al.residuals if PLANTED in r.anchor.uids and r.anchor.kind == "position"]
     assert len(wrong) == 1 and not wrong[0].inlier and wrong[0].residual_m > 5.0 and wrong[0].left_out_m > 5.0
-    assert all(r.inlier for r in al.residuals if r is not wrong[0])
+    assert all(r.inlier for r in al.residuals if r is not wrong[0])     # its bearing to its target: 8°, kept
     assert "1 answer left out" in al.describe()
 
 
@@ -166,3 +166,25 @@ def test_an_aligned_scene_is_written_and_read_back_with_its_points(tmp_path):
     (root / "scenes" / SCENE / "points.npy").write_bytes(b"not numpy")
     broken = read_scene_file(path, SCENE)
     assert broken.points is None and any("points.npy" in str(d) for d in broken.diagnostics)
+
+
+def test_targets_are_triangulated_from_direction_answers_and_give_bearings(tmp_path):
+    from viewer.core.scene.sfm_scene import _target_anchors
+    root, scene = served(tmp_path)
+    al = scene.alignment
+    # Every direction answer of the scene gave a bearing from its view to its target, all within 2°.
+    bearings = [r for r in al.residuals if r.anchor.kind == "bearing"]
+    assert len(bearings) == 4 and all(r.inlier and r.residual < 2.0 for r in bearings)
+    # A target seen from several localised views is placed where their direction answers' rays cross.
+    result, sim = fake_result(root)
+    truth = load_scene(DEMO, SCENE)
+    W = truth.topdown["occupancy"].world_to_pixel
+    target = truth.instances["potted_plant_yzwbdf_2"].bbox.center
+    rays = {"plant": [(vid, sim.poses(vp.pose), float(geo.egocentric_direction(vp.pose, target)), f"ED {vid}")
+                      for vid, vp in truth.viewpoints.items()]}
+    [anchor] = _target_anchors(result, rays, {"plant": geo.world_to_pixel(W, target)}, {"plant": ("GP",)})
+    assert anchor.kind == "position" and anchor.uids[0] == "GP" and len(anchor.uids) == 5
+    from viewer.core.scene.align import floor_frame
+    basis, origin = floor_frame(result.poses[result.registered])
+    on_floor = (np.array([anchor.model, sim.points(target)]) - origin) @ basis[:2].T
+    assert np.linalg.norm(on_floor[0] - on_floor[1]) < 0.15 * sim.s      # within 15 cm, in the floor's plane

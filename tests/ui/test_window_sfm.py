@@ -12,7 +12,7 @@ import sfm_release as sf  # noqa: E402
 from ui_helpers import settle  # noqa: E402
 
 POS = "scene1_Egocentric_Localization_Global_Position_pos_15_orient_0_video_0"
-LABEL = "reconstructed from the video (structure from motion), aligned by 8 answers"
+LABEL = "reconstructed from the video (structure from motion), aligned by 16 answers"
 
 
 def _shown(qtbot, window, state, uid):

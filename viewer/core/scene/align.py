@@ -44,12 +44,19 @@ MAX_PAIRS = 400               # RANSAC pairs tried at most (every pair below)
 PLANE_RATIO = 4.0             # the path spans a plane when its second spread is this much above its third
 
 
+ANGULAR = ("heading", "bearing")     # anchors that fix a direction: a view's heading, a view-to-target bearing
+
+
 @dataclass(frozen=True)
 class Anchor:
-    """One answer that ties the model to the map: a view's place (map pixels) or its heading (degrees)."""
-    kind: str                       # "position" or "heading"
+    """One set of answers that ties the model to the map: a place (map pixels) or a direction (map degrees).
+
+    "position": a view's (or a triangulated target's) place; "heading": the direction a view faces;
+    "bearing": the direction from a view to its target (its direction answer in the model, the target's
+    place answer minus the view's on the map)."""
+    kind: str                       # "position", "heading" or "bearing"
     group: str                      # the query view it belongs to (left out together)
-    model: np.ndarray               # (3,) camera centre, or (3,) forward direction, model frame
+    model: np.ndarray               # (3,) a point, or (3,) a direction, model frame
     answer: np.ndarray | float      # (2,) map pixels, or the map heading in degrees
     uids: tuple[str, ...] = ()      # the questions that gave it
 
@@ -230,7 +237,7 @@ def align(c2w: np.ndarray, anchors: list[Anchor], metres_per_px: float | None = 
         return Alignment(False, "the model has fewer than 2 registered frames")
     basis, origin = floor_frame(c2w[registered])
     positions = [x for x in anchors if x.kind == "position"]
-    headings = [x for x in anchors if x.kind == "heading"]
+    headings = [x for x in anchors if x.kind in ANGULAR]
     places = {tuple(np.round(np.asarray(x.answer, float), 3)) for x in positions}
     if len(places) < MIN_POSITIONS:
         return Alignment(False, f"only {len(positions)} usable position answer{'s' if len(positions) != 1 else ''}"

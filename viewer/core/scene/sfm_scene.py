@@ -28,12 +28,16 @@ import numpy as np
 
 from .. import geometry as geo
 from ..media import within
-from .align import Alignment, Anchor, align
+from ..column import EGOCENTRIC, Columns
+from .align import Alignment, Anchor, align, floor_frame
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
 from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
 
 MAP_NAME = "answers"            # the map the answers place things on
 TARGET_SIZE_M = (0.5, 0.5, 0.8)     # a target placed by its answers has no extent: an estimated box
+WEAK_POSITIONS = 3                  # an alignment on fewer agreeing places is said to be weak
+MIN_RAY_ANGLE = 15.0                # degrees: rays crossing at less do not place a target
+EGO_DIRECTION = Columns(kind="angle", frame=EGOCENTRIC, has_target=True, has_view=True)
 
 
 @dataclass
@@ -66,6 +70,9 @@ def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
     """Anchors (the localised query views' position and heading answers) and target places of a scene."""
     out = SceneAnswers()
     seen: set[str] = set()
+    rays: dict[str, list] = {}          # target -> (view, its localised pose, the direction answer, uid)
+    gp: dict[str, tuple] = {}           # target -> the questions that placed it
+    up = basis_up(result) if result.registered.sum() >= 2 else np.array([0.0, 0.0, 1.0])
     for i, q in enumerate(release.questions.passing()):
         if q.scene != scene_id:
             continue
@@ -88,10 +95,12 @@ def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
         if view is None or not view.path:
             continue
         group = q.viewpoint or view.name
-        if group in seen:
-            continue
         pose = query_pose(result, view.path, release.root)
         if pose is None or not pose.localised:
+            continue
+        if q.target and EGO_DIRECTION.matches(column) and q.truth.ok:
+            rays.setdefault(q.target, []).append((group, pose.pose, float(q.truth.value), q.uid))
+        if group in seen:
             continue
         seen.add(group)
         out.views[group] = (q.viewpoint or group, view.path)
@@ -101,6 +110,69 @@ def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
                                       uids["position"]))
         if inf.heading is not None:
             out.anchors.append(Anchor("heading", group, pose.pose[:3, 2], float(inf.heading), uids["heading"]))
+        if q.target and inf.target is not None:
+            gp[q.target] = tuple(u for what, u in inf.sources if what == "target")
+            if inf.viewpoint is not None and EGO_DIRECTION.matches(column) and q.truth.ok:
+                bearing = _bearing(pose.pose, float(q.truth.value), inf.viewpoint / 1000.0 * size,
+                                   inf.target / 1000.0 * size, (q.uid,) + uids["position"] + gp[q.target],
+                                   group, up)
+                if bearing is not None:
+                    out.anchors.append(bearing)
+    if rays:
+        out.anchors += _target_anchors(result, rays, out.targets, gp)
+    return out
+
+
+MIN_BEARING_PX = 30.0               # a target nearer its view on the map gives too rough a bearing
+
+
+def basis_up(result: SfmResult) -> np.ndarray:
+    """The model's up (the floor's normal), as the alignment finds it."""
+    return floor_frame(result.poses[result.registered])[0][2]
+
+
+def _bearing(c2w, ego_deg: float, view_px, target_px, uids, group: str, up) -> Anchor | None:
+    """The direction from a view to its target: in the model, the view's forward turned by the direction
+    answer (left positive, about up); on the map, from the view's place answer to the target's."""
+    dx, dy = np.asarray(target_px, float) - np.asarray(view_px, float)
+    if np.hypot(dx, dy) < MIN_BEARING_PX:
+        return None
+    f = c2w[:3, 2] - (c2w[:3, 2] @ up) * up
+    if np.linalg.norm(f) < 1e-9:
+        return None
+    f /= np.linalg.norm(f)
+    a = np.radians(ego_deg)
+    model = np.cos(a) * f + np.sin(a) * np.cross(up, f)
+    return Anchor("bearing", group, model, float(np.degrees(np.arctan2(-dx, -dy))), tuple(uids))
+
+
+def _target_anchors(result: SfmResult, rays: dict, places: dict, gp: dict) -> list[Anchor]:
+    """Targets placed by their GP answers and triangulated in the model from the direction answers of two or
+    more localised views (their rays crossing at MIN_RAY_ANGLE or more, in front of each view)."""
+    registered = result.registered
+    if registered.sum() < 2:
+        return []
+    basis, origin = floor_frame(result.poses[registered])
+    out = []
+    for tid, found in rays.items():
+        if tid not in places or len({g for g, *_ in found}) < 2:
+            continue
+        o = np.array([(pose[:3, 3] - origin) @ basis[:2].T for _, pose, _, _ in found])
+        fwd = np.array([pose[:3, 2] @ basis[:2].T for _, pose, _, _ in found])
+        a = np.arctan2(fwd[:, 1], fwd[:, 0]) + np.radians([deg for *_, deg, _ in found])   # left = CCW from above
+        d = np.column_stack([np.cos(a), np.sin(a)])
+        # The point nearest every ray (least squares over the rays' normals).
+        n = np.column_stack([-d[:, 1], d[:, 0]])
+        A, b = n, np.sum(n * o, axis=1)
+        spread = np.degrees(np.abs(np.angle(np.exp(1j * (a[:, None] - a[None, :]))))).max()
+        if min(spread, 180 - spread) < MIN_RAY_ANGLE:
+            continue
+        x = np.linalg.lstsq(A, b, rcond=None)[0]
+        if np.any(np.sum((x - o) * d, axis=1) <= 0):
+            continue                      # behind a view: the answers or the localisations disagree
+        model = origin + basis[:2].T @ x
+        out.append(Anchor("position", f"target {tid}", model, places[tid],
+                          tuple(gp.get(tid, ())) + tuple(u for *_, u in found)))
     return out
 
 
@@ -122,6 +194,9 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
         scene.diagnostics.info(answers.scale_note, result.video, code="sfm.scale_weak")
     if not al.ok:
         scene.diagnostics.warning(scene.provenance, result.video, code="sfm.not_aligned")
+    elif sum(r.inlier for r in al.residuals if r.anchor.kind == "position") < WEAK_POSITIONS or al.why:
+        scene.diagnostics.warning(f"the alignment to the map is weak: {al.describe()}", result.video,
+                                  code="sfm.alignment_weak")
     move = al.poses_to_world if al.ok else (lambda p: np.asarray(p, float))
     fps = result.stats.get("fps")
     track = lambda vid: VideoTrack(vid, result.video, float(fps) if fps else None,   # noqa: E731
