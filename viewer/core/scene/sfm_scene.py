@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import geometry as geo
-from ..media import within
 from ..column import EGOCENTRIC, Columns
+from ..media import within
 from .align import Alignment, Anchor, align, floor_frame
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
 from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
