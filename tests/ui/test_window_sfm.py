@@ -50,3 +50,31 @@ def test_the_reconstructed_path_is_drawn_with_its_provenance(qtbot, make_inspect
     # The 3D tab draws the cloud the reconstruction recovered.
     ov3 = sv.view3d.overlay
     assert ov3 is not None and len(ov3.of(pr.PointCloud)[0].points) == len(result.points)
+
+
+def test_an_unaligned_reconstruction_leaves_the_map_to_the_answers_and_says_so(qtbot, make_inspector, tmp_path,
+                                                                                 monkeypatch):
+    from viewer.core.map_choice import MapKind
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+
+    def one_pos(recs):           # one Pos answer left in the scene: nothing to align by
+        pos = [r for r in recs if r["scene"] == sf.SCENE and "Global_Position_pos" in r["uid"]]
+        for r in pos[1:]:
+            recs.remove(r)
+    root = sf.scene_less(tmp_path, one_pos)
+    result, _ = sf.fake_result(root)
+    sf.cache(result)
+    ed = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
+    window, state = make_inspector(root, uid=ed)
+    for uid in (ed, POS, ed):
+        sv, ov = _shown(qtbot, window, state, uid)
+        assert "not aligned to the map (1 usable position answer, 2 needed): 3D only" in sv.map_panel.note.text()
+        assert ov.path() is None                                         # the path is not on the map
+        assert ov.of(pr.Marker, pr.VIEWPOINT)                             # the view the answers place
+        if uid == ed:
+            assert state.shown_map.kind is MapKind.LINKED                 # the map of a linked question
+            assert "inferred from answers" in sv.map_panel.note.text()
+        sv.tabs.setCurrentIndex(1)
+        settle(qtbot, window)
+        assert len(sv.view3d.overlay.of(pr.PointCloud)) == 1 and sv.view3d.overlay.of(pr.Polyline, pr.PATH)
+        sv.tabs.setCurrentIndex(0)

@@ -85,6 +85,7 @@ class Alignment:
     scale_source: str = ""                     # "map" (EDist answers), "camera height" (assumed), ""
     residuals: list[Residual] = field(default_factory=list)
     answers: int = 0                           # the answers (question uids) the fit rests on
+    positions: int = 0                         # the position anchors given (when too few: why it failed)
 
     @property
     def world_to_pixel(self) -> np.ndarray:
@@ -242,7 +243,8 @@ def align(c2w: np.ndarray, anchors: list[Anchor], metres_per_px: float | None = 
     if len(places) < MIN_POSITIONS:
         return Alignment(False, f"only {len(positions)} usable position answer{'s' if len(positions) != 1 else ''}"
                          f" of localised query views (at least {MIN_POSITIONS} at different places are needed): "
-                         "the path stays in the model's own frame, 3D only", up=basis[2], basis=basis, origin=origin)
+                         "the path stays in the model's own frame, 3D only", up=basis[2], basis=basis, origin=origin,
+                         positions=len(places))
     known = metres_per_px is not None and np.isfinite(metres_per_px) and metres_per_px > 0
     diag = float(np.hypot(*map_size)) if map_size else 1000.0 * np.sqrt(2)
     tol_px = POS_TOLERANCE_M / metres_per_px if known else POS_TOLERANCE_MAP * diag

@@ -179,7 +179,10 @@ def _target_anchors(result: SfmResult, rays: dict, places: dict, gp: dict) -> li
 def provenance(alignment: Alignment) -> str:
     if alignment.ok:
         return f"reconstructed from the video (structure from motion), aligned by {alignment.answers} answers"
-    return f"reconstructed from the video (structure from motion), not aligned to the map: {alignment.why}"
+    n = alignment.positions
+    why = (f"{n} usable position answer{'s' if n != 1 else ''}, 2 needed" if n < 2
+           else "its answers do not fix an alignment")
+    return f"reconstructed from the video (structure from motion), not aligned to the map ({why}): 3D only"
 
 
 def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str]) -> Scene:
@@ -193,7 +196,7 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     if answers.scale_note:
         scene.diagnostics.info(answers.scale_note, result.video, code="sfm.scale_weak")
     if not al.ok:
-        scene.diagnostics.warning(scene.provenance, result.video, code="sfm.not_aligned")
+        scene.diagnostics.warning(f"{scene.provenance}: {al.why}", result.video, code="sfm.not_aligned")
     elif sum(r.inlier for r in al.residuals if r.anchor.kind == "position") < WEAK_POSITIONS or al.why:
         scene.diagnostics.warning(f"the alignment to the map is weak: {al.describe()}", result.video,
                                   code="sfm.alignment_weak")
