@@ -73,7 +73,9 @@ def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
     rays: dict[str, list] = {}          # target -> (view, its localised pose, the direction answer, uid)
     gp: dict[str, tuple] = {}           # target -> the questions that placed it
     up = basis_up(result) if result.registered.sum() >= 2 else np.array([0.0, 0.0, 1.0])
-    for i, q in enumerate(release.questions.passing()):
+    # The columnar scene names first (a record without one takes its uid's: built to be sure).
+    for i in (k for k, sid in enumerate(release.scene_of) if sid in (scene_id, "")):
+        q = release.question_for_now(i)
         if q.scene != scene_id:
             continue
         inf = release.benchmark.inferred(release, i)
@@ -259,7 +261,7 @@ class SfmCacheSource:
                 except Exception:                # noqa: BLE001 - not a release this source can read
                     return self._videos
                 files: dict[str, dict[str, set[str]]] = {}
-                for q in self._release.questions.passing():
+                for q in self._release.each_question():
                     if q.video is not None and q.video.exists and q.video.path:
                         files.setdefault(q.scene, {}).setdefault(q.video.path, set()).add(q.video_id or "")
                 for sid, by_file in files.items():
