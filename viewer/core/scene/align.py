@@ -18,8 +18,8 @@ between the two, pure numpy:
    pixels through the map's scale) and HEADING_TOLERANCE_DEG, then refitted
    by least squares on the inliers; a wrong answer is an outlier and does not
    bend the path. Each answer gets its residual against the fit, and against a
-   fit made without its own view's answers (leave-one-out), which is what the
-   audit judges it by.
+   fit made without its own view's answers (leave-one-out: the consensus's
+   inliers but that view's, refitted), which is what the audit judges it by.
 3. The metric scale is the map's own (metres per pixel, from the EDist
    answers as `benchmarks/gst/reconstruct.py` fits it); the floor's height
    from the lowest points of the cloud.
@@ -211,8 +211,14 @@ def _fit(a, b, hv, hu, tol_px):
             best, best_key = (pin, hin), key
     if best is None:
         return None
-    pin, hin = best
-    for _ in range(3):                  # refit on the inliers; their set may settle
+    return _refine(a, b, hv, hu, tol_px, *best)
+
+
+def _refine(a, b, hv, hu, tol_px, pin, hin):
+    """Least squares on the inliers `pin`, `hin`, refitted until the inlier set settles (3 rounds at most)."""
+    if pin.sum() < MIN_POSITIONS:
+        return None
+    for _ in range(3):
         sol = _solve(a[pin], b[pin], hv[hin], hu[hin])
         if sol is None:
             return None
@@ -291,7 +297,9 @@ def align(c2w: np.ndarray, anchors: list[Anchor], metres_per_px: float | None = 
     for g in groups:                    # the fit each view's answers are judged by: made without them
         kp = np.array([x.group != g for x in positions])
         kh = np.array([x.group != g for x in headings], bool)
-        other = _fit(a[kp], b[kp], hv[kh], hu[kh], tol_px) if kp.sum() >= MIN_POSITIONS else None
+        # The consensus without the view's answers: the inliers but them, refitted (a view that was an
+        # outlier did not move the fit, and one that was an inlier no longer weighs in).
+        other = _refine(a[kp], b[kp], hv[kh], hu[kh], tol_px, pin[kp], hin[kh])
         loo[g] = other if other is not None and other[2].sum() >= MIN_POSITIONS else None
     m = metres_per_px if known else float("nan")
     for k, x in enumerate(positions):
