@@ -67,7 +67,7 @@ def main() -> None:
         model, anchors = scene(views, rng)
         result = al.align(model, anchors, M_PER_PX, (1000, 1000))
         wrong = next(r for r in result.residuals if r.anchor.group == "v0" and r.anchor.kind == "position")
-        full = median_time(lambda: al.align(model, anchors, M_PER_PX, (1000, 1000)), repeat=3)
+        full = median_time(lambda m=model, x=anchors: al.align(m, x, M_PER_PX, (1000, 1000)), repeat=3)
         basis, origin = al.floor_frame(model[np.isfinite(model).all(axis=(1, 2))])
         pos = [x for x in anchors if x.kind == "position"]
         hd = [x for x in anchors if x.kind == "heading"]
@@ -75,7 +75,8 @@ def main() -> None:
         b = np.array([complex(*x.answer) for x in pos])
         hv = al._flat(basis, np.zeros(3), np.array([x.model for x in hd]))
         hu = al._heading_dir([x.answer for x in hd])
-        fit = median_time(lambda: al._fit(a, b, hv, hu, al.POS_TOLERANCE_M / M_PER_PX), repeat=3)
+        fit = median_time(lambda a=a, b=b, hv=hv, hu=hu: al._fit(a, b, hv, hu, al.POS_TOLERANCE_M / M_PER_PX),
+                          repeat=3)
         print(f"{views:>6} {full:>10.3f} {fit:>13.3f} {full / fit:>6.1f}  "
               f"{not wrong.inlier} ({wrong.residual_m:.1f} m; left out {wrong.left_out_m:.1f} m)")
 
