@@ -74,7 +74,9 @@ def fake_result(root: Path, seed: int = 0, noise_m: float = 0.05, unregistered: 
     if queries:
         for vid, vp in truth.viewpoints.items():
             name = f"scenes/{SCENE}/views/{vid}.jpg"
-            qp[name] = QueryPose(name, sim.poses(vp.pose), 240, 400, 0.9)
+            pose = sim.poses(vp.pose)
+            pose[:3, 3] += rng.normal(scale=noise_m * sim.s, size=3)        # localised as noisily as the path
+            qp[name] = QueryPose(name, pose, 240, 400, 0.9)
     video = root / "scenes" / SCENE / "videos" / f"{VIDEO}.mp4"
     result = SfmResult(str(video), len(poses), poses, truth.videos[VIDEO].intrinsics, sim.points(pts),
                        np.full((len(pts), 3), 128, np.uint8), qp, {"fps": 10})
