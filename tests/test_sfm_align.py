@@ -189,3 +189,22 @@ def test_targets_are_triangulated_from_direction_answers_and_give_bearings(tmp_p
     basis, origin = floor_frame(result.poses[result.registered])
     on_floor = (np.array([anchor.model, sim.points(target)]) - origin) @ basis[:2].T
     assert np.linalg.norm(on_floor[0] - on_floor[1]) < 0.15 * sim.s      # within 15 cm, in the floor's plane
+
+
+def test_the_check_warns_on_a_weak_alignment_and_never_accuses_a_doubtful_localisation(tmp_path):
+    def plant_and_drop(recs):    # the planted answer, and one of the 3 other Pos answers gone: 2 left to judge it
+        plant(recs)
+        recs.remove(next(r for r in recs if r["uid"] == "scene1_Egocentric_Localization_Global_Position_"
+                         "pos_0_orient_1_video_0"))
+    root, _ = served(tmp_path / "weak", plant_and_drop)
+    [f] = run_audit(load_release(root), checks=["query_localised_off_answer"]).findings
+    assert f.uid == PLANTED and f.severity == "warning" and "rests on 2 position answers" in f.message
+
+    # The same wrong answer, its view localised with little evidence: skipped, not flagged.
+    root = scene_less(tmp_path / "doubt", plant)
+    result, _ = fake_result(root)
+    result.queries[f"scenes/{SCENE}/views/pos_16_orient_10.jpg"].confidence = 0.2
+    cache(result)
+    report = run_audit(load_release(root), checks=["query_localised_off_answer"])
+    assert report.findings == []
+    assert any("not confident" in r for r in report.tally.skip_reasons["query_localised_off_answer"])
