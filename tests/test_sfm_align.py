@@ -176,6 +176,9 @@ def test_targets_are_triangulated_from_direction_answers_and_give_bearings(tmp_p
     # Every direction answer of the scene gave a bearing from its view to its target, all within 2°.
     bearings = [r for r in al.residuals if r.anchor.kind == "bearing"]
     assert len(bearings) == 4 and all(r.inlier and r.residual < 2.0 for r in bearings)
+    # Whatever the questions' order (a view's Pos question before its direction questions).
+    _, backwards = served(tmp_path / "backwards", lambda recs: recs.reverse())
+    assert len([r for r in backwards.alignment.residuals if r.anchor.kind == "bearing"]) == 4
     # A target seen from several localised views is placed where their direction answers' rays cross.
     result, sim = fake_result(root)
     truth = load_scene(DEMO, SCENE)

@@ -69,7 +69,7 @@ def query_pose(result: SfmResult, image: str, root: Path):
 def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
     """Anchors (the localised query views' position and heading answers) and target places of a scene."""
     out = SceneAnswers()
-    seen: set[str] = set()
+    seen: set = set()                   # views, and (view, target) pairs, already anchored
     rays: dict[str, list] = {}          # target -> (view, its localised pose, the direction answer, uid)
     gp: dict[str, tuple] = {}           # target -> the questions that placed it
     up = basis_up(result) if result.registered.sum() >= 2 else np.array([0.0, 0.0, 1.0])
@@ -100,26 +100,28 @@ def scene_answers(release, scene_id: str, result: SfmResult) -> SceneAnswers:
         pose = query_pose(result, view.path, release.root)
         if pose is None or not pose.localised:
             continue
-        if q.target and EGO_DIRECTION.matches(column) and q.truth.ok:
+        uids = {w: tuple(u for what, u in inf.sources if what == w) for w in ("position", "heading", "target")}
+        direction = bool(q.target) and EGO_DIRECTION.matches(column) and q.truth.ok
+        if direction:
             rays.setdefault(q.target, []).append((group, pose.pose, float(q.truth.value), q.uid))
+        if q.target and inf.target is not None:
+            gp[q.target] = uids["target"]
+            if direction and inf.viewpoint is not None and (group, q.target) not in seen:
+                seen.add((group, q.target))
+                bearing = _bearing(pose.pose, float(q.truth.value), inf.viewpoint / 1000.0 * size,
+                                   inf.target / 1000.0 * size, (q.uid,) + uids["position"] + uids["target"],
+                                   group, up)
+                if bearing is not None:
+                    out.anchors.append(bearing)
         if group in seen:
             continue
         seen.add(group)
         out.views[group] = (q.viewpoint or group, view.path)
-        uids = {w: tuple(u for what, u in inf.sources if what == w) for w in ("position", "heading")}
         if inf.viewpoint is not None:
             out.anchors.append(Anchor("position", group, pose.pose[:3, 3], inf.viewpoint / 1000.0 * size,
                                       uids["position"]))
         if inf.heading is not None:
             out.anchors.append(Anchor("heading", group, pose.pose[:3, 2], float(inf.heading), uids["heading"]))
-        if q.target and inf.target is not None:
-            gp[q.target] = tuple(u for what, u in inf.sources if what == "target")
-            if inf.viewpoint is not None and EGO_DIRECTION.matches(column) and q.truth.ok:
-                bearing = _bearing(pose.pose, float(q.truth.value), inf.viewpoint / 1000.0 * size,
-                                   inf.target / 1000.0 * size, (q.uid,) + uids["position"] + gp[q.target],
-                                   group, up)
-                if bearing is not None:
-                    out.anchors.append(bearing)
     if rays:
         out.anchors += _target_anchors(result, rays, out.targets, gp)
     return out
