@@ -108,6 +108,10 @@ def test_the_cache_serves_only_scenes_without_their_own_files(tmp_path):
     from viewer.core.scene.sfm_scene import SfmCacheSource
     other = SfmCacheSource(scene_less(tmp_path / "other"))
     assert other.available() == [] and other._release is None
+    # The release this process holds (the window's) is the one the source reads its answers from.
+    held = load_release(root)
+    again = SfmCacheSource(root)
+    assert again.available() == [SCENE] and again._release is held
     # A release with its scene files: those win, whatever is cached for its videos.
     with_scenes = tmp_path / "with"
     import shutil

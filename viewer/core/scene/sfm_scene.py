@@ -257,9 +257,9 @@ class SfmCacheSource:
                 root = os.path.realpath(self.root)
                 if not any(within(os.path.realpath(v), root) for v in cached_videos()):
                     return self._videos          # none of its videos reconstructed: the release is not even read
-                from ..release import load_release
+                from ..release import load_release, loaded_release
                 try:
-                    self._release = load_release(self.root)
+                    self._release = loaded_release(self.root) or load_release(self.root)
                 except Exception:                # noqa: BLE001 - not a release this source can read
                     return self._videos
                 files: dict[str, dict[str, set[str]]] = {}
