@@ -133,8 +133,11 @@ def video_jobs(args) -> list[dict]:
 
 
 def _known_intrinsics(scenes, q):
-    """The video's camera when the release's scene metadata gives it (its field of view), else None."""
+    """The video's camera when the release's scene metadata gives it (its field of view), else None; a scene
+    served from a reconstruction (its `provenance` set) knows only what SfM estimated, so it is not used."""
     scene = scenes.get(q.scene) if q.video_id else None
+    if scene is not None and getattr(scene, "provenance", None):
+        return None
     track = scene.videos.get(q.video_id) if scene is not None else None
     return track.intrinsics if track is not None else None
 

@@ -32,10 +32,18 @@ from typing import Callable
 import numpy as np
 
 from ...core.scene.model import Intrinsics
-from ...core.scene.sfm_result import QueryPose, SfmResult, load_sfm_result, save_sfm_result, sfm_cache_file
+from ...core.scene.sfm_result import (
+    PIPELINE_VERSION,
+    QueryPose,
+    SfmResult,
+    load_sfm_result,
+    save_sfm_result,
+    sfm_cache_file,
+)
 
-# Bumped when a change of the pipeline changes its results: the cached ones are then made again.
-VERSION = "1"
+# Bumped (in the seam, core/scene/sfm_result.py) when a change of the pipeline changes its results: the
+# cached ones are then made again, and the scene source (core/scene/sfm_scene.py) stops serving them.
+VERSION = PIPELINE_VERSION
 
 Progress = Callable[[str, int, int], None]       # (stage, done, total)
 MIN_PAIRS_FOR_FOCAL = 10     # fundamental matrices needed to estimate the focal length
@@ -439,25 +447,30 @@ def cached_reconstruction(video: str | os.PathLike, queries: dict[str, str] | No
                           settings: SfmSettings = SfmSettings(), progress: Progress | None = None,
                           cancel: Callable[[], bool] | None = None, refresh: bool = False
                           ) -> tuple[SfmResult, bool]:
-    """(result, whether it came from the cache): the cached result of `video` when its size, mtime, the
-    pipeline's version and the settings match and it holds every query; else a new run, cached atomically."""
-    file, key = sfm_cache_file(video, f"{VERSION}:{_settings_key(settings)}")
+    """(result, whether it came from the cache): the cached result of `video` when its size, mtime and the
+    pipeline's version match (the key the scene source looks for), it was made with the same settings and it
+    holds every query; else a new run, cached atomically (one file per video: the newest run's)."""
+    file, key = sfm_cache_file(video, VERSION)
     if not refresh and file.exists():
         try:
             old = load_sfm_result(file, key)
         except ValueError:
             old = None
-        if old is not None and set(queries or {}) <= set(old.queries):
+        if (old is not None and _same_settings(old.stats.get("settings"), settings)
+                and set(queries or {}) <= set(old.queries)):
             return old, True
     result = reconstruct_video(video, queries, settings, progress, cancel)
     save_sfm_result(result, file, key)
     return result, False
 
 
-def _settings_key(settings: SfmSettings) -> str:
-    import hashlib
+def _same_settings(stored, settings: SfmSettings) -> bool:
+    """Whether a cached run's settings (as stored in its stats) are these, but for the threads used."""
     import json
-    return hashlib.sha1(json.dumps(replace(settings, threads=-1).summary(), sort_keys=True).encode()).hexdigest()[:10]
+    if not isinstance(stored, dict):
+        return False
+    want = replace(settings, threads=-1).summary()
+    return json.dumps({**stored, "threads": -1}, sort_keys=True) == json.dumps(want, sort_keys=True)
 
 
 __all__ = ["VERSION", "Cancelled", "SfmError", "SfmSettings", "QueryPose", "cached_reconstruction",
