@@ -22,6 +22,10 @@ def cmd_make_demo(argv: list[str]) -> int:
     p.add_argument("--settings", action="store_true",
                    help="also write the Local-Video and Local-Image variants of the object questions and "
                         "models built for Table 2 (docs/data-format.md, Settings)")
+    p.add_argument("--textured", action="store_true",
+                   help="render walls, floors and furniture with procedural textures (wallpaper, floorboards, "
+                        "tiles, wood grain, fabric), fixed to the surfaces and drawn from --seed, so the videos "
+                        "carry features for structure from motion as real footage does (docs/data-format.md)")
     add_executor_options(p, "the per-scene work")
     p.add_argument("--workers", type=int, default=None,
                    help="processes building scenes (--executor local) or a LocalCluster's workers (dask); "
@@ -29,12 +33,13 @@ def cmd_make_demo(argv: list[str]) -> int:
     args = p.parse_args(argv)
     try:
         from .demo.generate import generate_demo
+        from .demo.scenebuild import DemoConfig
     except ImportError as e:
         raise UserError(f"the demo generator is not available ({e})") from None
     executor = batch_executor(args)
     try:
-        generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, with_scenes=not args.no_scenes,
-                      with_settings=args.settings, executor=executor)
+        generate_demo(Path(args.out), scenes=args.scenes, seed=args.seed, config=DemoConfig(textured=args.textured),
+                      with_scenes=not args.no_scenes, with_settings=args.settings, executor=executor)
     finally:
         if executor is not None:
             executor.close()

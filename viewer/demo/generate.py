@@ -156,7 +156,9 @@ def _generate(root: Path, n_scenes: int, seed: int, cfg: DemoConfig, log, with_s
 def _scene_work(k: int, root: Path, seed: int, cfg: DemoConfig, pool_all: list, with_settings: bool,
                 log=_stderr) -> tuple[list[dict], list[dict]]:
     """Build scene k, write its folder, and return its questions and local variants (one job)."""
-    s = build_scene(k, root / "scenes" / f"scene_{k}", np.random.default_rng([seed, k]), cfg, log)
+    # The textures draw their own seed, so the flat and the textured release share every other choice.
+    texture_seed = int(np.random.SeedSequence([seed, k, 2]).generate_state(1)[0])
+    s = build_scene(k, root / "scenes" / f"scene_{k}", np.random.default_rng([seed, k]), cfg, log, texture_seed)
     pool = [p for p in pool_all if p[0] != s.id]
     planned, needs = plan_scene(s, pool, np.random.default_rng([seed, k, 1]), cfg)
     local = plan_variants(s, planned, needs, cfg, log) if with_settings else []
@@ -287,6 +289,13 @@ def _readme(summary: dict) -> str:
         "Scenes with an even number store their poses in the OpenGL camera convention, the others in OpenCV.",
         "",
     ]
+    if summary["config"].get("textured"):
+        lines[-1:-1] = [
+            "Surfaces carry procedural textures (`--textured`: wallpaper with pictures, floorboards, tiles, "
+            "wood grain, fabric, plaster), fixed to the surfaces and drawn from the seed, so the videos hold "
+            "features for structure from motion as real footage does.",
+            "",
+        ]
     if "local_variants" in summary:
         n = summary["local_variants"]
         lines[-1:-1] = [

@@ -19,6 +19,7 @@ from viewer.render.scene_mesh import SceneMesh, load_scene_mesh
 from viewer.render.topdown import LEVELS, fit_world_to_pixel, render_topdown
 
 from .apartment import Apartment, make_apartment
+from .textures import SurfaceTextures
 from .trajectory import FreeFloor, NoWalk, Walk, camera_poses, plan_walk, viewpoint_candidates
 
 POSE_DECIMALS = 6
@@ -46,6 +47,9 @@ class DemoConfig:
     target_fraction: float = 0.02    # ... at its best frame, to be a visual target (a clear red box)
     view_min_depth: float = 1.5      # a query view must not stare at a wall (median depth, m) ...
     view_min_objects: float = 0.04   # ... and must show furniture (share of the image)
+    # Procedural materials on every surface (demo/textures.py), so the videos carry features for
+    # structure from motion as real footage does. Appearance only: no question depends on it.
+    textured: bool = False
 
     def intrinsics(self) -> dict:
         f = self.width / 2 / np.tan(np.radians(self.hfov_deg) / 2)
@@ -125,7 +129,7 @@ MAX_LAYOUT_ATTEMPTS = 20
 
 
 def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoConfig,
-                log=lambda msg: None) -> BuiltScene:
+                log=lambda msg: None, texture_seed: int = 0) -> BuiltScene:
     scene_id = f"scene_{number}"
     folder.mkdir(parents=True, exist_ok=True)
     for _attempt in range(MAX_LAYOUT_ATTEMPTS):
@@ -142,6 +146,7 @@ def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoCo
         raise UserError(f"{scene_id}: no walkable layout in {MAX_LAYOUT_ATTEMPTS} attempts; try another --seed")
     mesh = load_mesh(apt, folder / "scene.glb")
     caster = Raycaster(mesh)
+    texture = SurfaceTextures.for_apartment(mesh, apt, texture_seed) if cfg.textured else None
     K = cfg.intrinsics()
     W = fit_map(apt, cfg)
     maps = render_maps(apt, mesh, W, cfg)
@@ -152,7 +157,7 @@ def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoCo
     pixels = np.zeros((len(poses), len(mesh.instance_ids)), np.int64)
     area = np.zeros_like(pixels)
     for k, pose in enumerate(poses):
-        r = caster.render_view(pose, K, outlines=cfg.outlines)
+        r = caster.render_view(pose, K, outlines=cfg.outlines, texture=texture)
         frames.append(r.color)
         pixels[k] = np.bincount(r.instance.ravel() + 1, minlength=len(mesh.instance_ids) + 1)[1:]
         boxes.append(instance_bboxes_2d(r.instance))
@@ -164,7 +169,7 @@ def build_scene(number: int, folder: Path, rng: np.random.Generator, cfg: DemoCo
     structure = mesh.kind_mask("wall", "floor", "ceiling")
     for n, (xy, orient) in enumerate(viewpoint_candidates(apt, floor, walk, rng, cfg.viewpoints)):
         pose = _rounded(camera_poses(xy, np.radians(30.0 * orient))[0])
-        r = caster.render_view(pose, K, outlines=cfg.outlines)
+        r = caster.render_view(pose, K, outlines=cfg.outlines, texture=texture)
         depth = r.depth[np.isfinite(r.depth)]
         if len(depth) == 0 or np.median(depth) < cfg.view_min_depth:
             continue

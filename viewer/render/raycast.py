@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Mapping
+from functools import partial
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .scene_mesh import SceneMesh
 
 IntrinsicsTuple = tuple[int, int, float, float, float, float]   # width, height, fx, fy, cx, cy
+# (hit points (N, 3), normals (N, 3), primitive ids (N,), colours (N, 3) float32 0..255) -> colours
+Texture = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 # Shading: a headlight (light at the camera) plus ambient, dimmed with depth,
 # so walls meeting at a corner and the faces of a box differ in brightness.
@@ -178,8 +181,12 @@ class Raycaster:
         return self._triangle_color[color_by]
 
     def render_view(self, c2w: Any, intrinsics: Any, *, convention: str = "opencv",
-                    outlines: bool = True, color_by: str = "mesh") -> ViewRender:
-        """Colour, depth and instance images seen from camera-to-world pose `c2w`."""
+                    outlines: bool = True, color_by: str = "mesh", texture: Texture | None = None) -> ViewRender:
+        """Colour, depth and instance images seen from camera-to-world pose `c2w`.
+
+        `texture`, if given, recolours the pixels that hit before shading, from their world hit
+        points and normals (the demo's procedural materials, viewer/demo/textures.py).
+        """
         table = self.triangle_color_table(color_by)
         h, w = self.grid_shape(intrinsics)
         buffer = getattr(self._scratch, "rays", None)
@@ -203,7 +210,8 @@ class Raycaster:
         shade[prim < 0] = 1.0
         color = np.empty((h * w, 3), np.uint8)
         half = (h // 2) * w
-        parts = [pool.submit(_colour, table, prim[a:b], shade[a:b], color[a:b])
+        job = _colour if texture is None else partial(_textured, texture, rays, depth, hit["primitive_normals"])
+        parts = [pool.submit(job, table, prim[a:b], shade[a:b], color[a:b], a)
                  for a, b in ((0, half), (half, h * w))]
         for f in parts:
             f.result()
@@ -314,10 +322,28 @@ def _shade(normals: np.ndarray, rays: np.ndarray, inv_norm: np.ndarray, depth: n
     return shade
 
 
-def _colour(table: np.ndarray, prim: np.ndarray, shade: np.ndarray, out: np.ndarray) -> None:
+def _colour(table: np.ndarray, prim: np.ndarray, shade: np.ndarray, out: np.ndarray, start: int = 0) -> None:
     c = np.take(table, prim, axis=0)
     c *= shade[:, None]
     out[:] = c                                 # shade <= 1: stays within 0..255, no clipping
+
+
+def _textured(texture: Texture, rays: np.ndarray, depth: np.ndarray, normals: np.ndarray, table: np.ndarray,
+              prim: np.ndarray, shade: np.ndarray, out: np.ndarray, start: int) -> None:
+    """_colour with the hit pixels' colours passed through `texture` (pixels start.. of the image)."""
+    c = np.take(table, prim, axis=0)
+    end = start + len(prim)
+    if (prim >= 0).all():                       # indoors every ray hits: slices, no gathers
+        points = rays[start:end, :3] + depth[start:end, None] * rays[start:end, 3:]
+        c = texture(points, normals[start:end], prim, c)
+    else:
+        hit = np.flatnonzero(prim >= 0)
+        at = hit + start
+        points = rays[at, :3] + depth[at, None] * rays[at, 3:]
+        c[hit] = texture(points, normals[at], prim[hit], c[hit])
+    c *= shade[:, None]
+    np.clip(c, 0.0, 255.0, out=c)              # a texture may brighten past the mesh colour
+    out[:] = c
 
 
 def _pose_list(c2ws: Any) -> list:
