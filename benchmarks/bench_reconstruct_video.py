@@ -3,6 +3,7 @@
 Run by hand (one run at a time: it uses every core):
 
     .venv/bin/python benchmarks/bench_reconstruct_video.py [VIDEO ...] [--step N] [--held-out K] [--json OUT]
+                                                           [--save DIR]
 
 Default video: the real sample tests/data/gst-bench-page/02_*/video1.mp4 (scene16, 535 frames, 640x512).
 Per video it prints the wall and CPU time (and per stage), the sampled and registered frames, the models
@@ -77,7 +78,7 @@ def held_out_errors(result, step: int) -> list[float]:
     return out
 
 
-def run(video: str, step: int, held_out: int) -> dict:
+def run(video: str, step: int, held_out: int, save: str | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         queries = held_out_queries(video, step, held_out, Path(tmp))
         last = [""]
@@ -87,6 +88,9 @@ def run(video: str, step: int, held_out: int) -> dict:
                 print(f"  {stage} ...", flush=True)
                 last[0] = stage
         r = reconstruct_video(video, queries, SfmSettings(step=step), progress=progress)
+    if save:
+        from viewer.core.scene.sfm_result import save_sfm_result
+        save_sfm_result(r, Path(save) / (Path(video).stem + ".npz"))
     s = dict(r.stats)
     errs = held_out_errors(r, step)
     s["held_out_error_steps_median"] = round(float(np.median(errs)), 3) if errs else None
@@ -117,11 +121,12 @@ def main() -> None:
     p.add_argument("--step", type=int, default=SfmSettings().step)
     p.add_argument("--held-out", type=int, default=10)
     p.add_argument("--json", help="write the figures here too")
+    p.add_argument("--save", metavar="DIR", help="keep each result (the SfmResult .npz) in DIR, to look at")
     a = p.parse_args()
     print(f"load before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     out = []
     for v in a.videos:
-        s = run(v, a.step, a.held_out)
+        s = run(v, a.step, a.held_out, a.save)
         report(s)
         out.append(s)
     print(f"load after: {os.getloadavg()[0]:.2f}")
