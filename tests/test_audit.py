@@ -13,7 +13,8 @@ from viewer.render.visibility import SceneVisibility
 
 U = ar.uid
 # The checks counted per question of a scene with metadata.
-SCENE_CHECKS = {c.id for c in CHECKS if SCENE in c.needs and c.per_question}
+# query_localised_off_answer judges only scenes reconstructed from the video (tests/test_sfm_align.py).
+SCENE_CHECKS = {c.id for c in CHECKS if SCENE in c.needs and c.per_question} - {"query_localised_off_answer"}
 # Per-question ray checks (target_visible_in_local_view counts only local variants: none here).
 RAY_CHECKS = {c.id for c in CHECKS if VISIBILITY in c.needs and c.per_question}
 

@@ -4,6 +4,7 @@ import pytest
 
 from viewer.core.diagnostics import UserError
 from viewer.core.scene.model import Box3, Instance, Scene, load_scene
+from viewer.core.scene.sfm_scene import SfmCacheSource
 from viewer.core.scene.sources import (
     SOURCE_KINDS,
     MeshFile,
@@ -57,7 +58,7 @@ def test_order_decides_between_sources_with_the_same_id(tmp_path):
 
 def test_default_sources_are_the_registered_kinds(tmp_path, monkeypatch, make_scene):
     make_scene(tmp_path, Scene("scene_1", ""))
-    assert [type(s) for s in release_sources(tmp_path)] == [SceneIndex, SceneJsonFolders]
+    assert [type(s) for s in release_sources(tmp_path)] == [SceneIndex, SceneJsonFolders, SfmCacheSource]
     assert SceneLibrary(tmp_path).available() == ["scene_1"]
     # An importer is one registration: its scenes come after the scene.json folders'.
     monkeypatch.setitem(SOURCE_KINDS, "memory", lambda root: MemorySource("memory", ["scene_1", "scene_5"]))

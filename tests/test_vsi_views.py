@@ -134,11 +134,11 @@ def test_the_audit_runs_the_checks_that_apply_to_a_vsi_release_and_says_the_othe
     (note,) = report.findings                # the missing meta_info is said once
     assert note.check == "vsi_meta_info" and note.uid is None and "no meta_info file" in note.message
     others = [c for c in summary if c not in VSI.audit_checks]
-    assert len(others) == 15 and all(summary[c] == {"flagged": 0, "checked": 0, "skipped": n} for c in others)
+    assert len(others) == 16 and all(summary[c] == {"flagged": 0, "checked": 0, "skipped": n} for c in others)
     for check in others:
         (reason, _), = report.tally.skip_reasons[check].most_common(1)
         assert reason == "a GST-Bench check; not applicable to VSI-Bench questions"
-    assert any("15 of the 24 audit checks do not apply" in p for p in report.problems)
+    assert any("16 of the 25 audit checks do not apply" in p for p in report.problems)
 
 
 # ------------------------------------------------------------------ --benchmark everywhere

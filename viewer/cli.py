@@ -11,6 +11,8 @@
     gst-viewer audit RELEASE [--json] ...        ground-truth audit (viewer/audit_cli.py)
     gst-viewer flags export RELEASE --format F   reviewer verdicts and notes (viewer/audit_cli.py)
     gst-viewer render|clip|gallery RELEASE ...   figures, clips, task gallery (viewer/export_cli.py)
+    gst-viewer reconstruct RELEASE [--scene S]  camera path per video by structure from motion
+                                                 (viewer/reconstruct_cli.py)
     gst-viewer import-scene OUT_DIR SOURCE...     a real scene as gst-scene/1 (viewer/import_cli.py)
     gst-viewer --scene DIR                       open one scene on its own (viewer/window_cli.py)
 
@@ -60,6 +62,9 @@ COMMANDS = {
     "render": Command("export_cli", "cmd_render", "A figure of one question: map, panel or 3D still (PNG, SVG, PDF)"),
     "clip": Command("export_cli", "cmd_clip", "A short clip of one question (MP4 or GIF)"),
     "gallery": Command("export_cli", "cmd_gallery", "One slide per Table-1 task and a grid of all, for talks"),
+    "reconstruct": Command("reconstruct_cli", "cmd_reconstruct",
+                           "The camera path and sparse points of each video by structure from motion "
+                           "(pycolmap), and the query views localised in them"),
     "import-scene": Command("import_cli", "cmd_import_scene",
                             "Import a scene (OmniGibson scene file, or a mesh and a camera trajectory) "
                             "as a gst-scene/1 folder"),

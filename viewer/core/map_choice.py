@@ -104,14 +104,15 @@ def choose_map(question: Question | None, geometry: QuestionGeometry | None,
     """The maps `question` can be shown on, given its linked scene objects and the user's choice.
 
     `linked` is (uid, MediaRef) of another question's map image of the same
-    scene (`reconstruct.linked_map`), offered when the scene has no metadata.
+    scene (`reconstruct.linked_map`), offered when the scene has no metadata or no map of its own (a
+    reconstruction the answers could not align, `view/plan._unaligned`).
     """
     options: list[MapOption] = []
     own = question.role_image("map") if question is not None else None     # None: a scene shown alone
     if own is not None:
         options.append(MapOption(MapSource.release(), "release map image" + ("" if own.exists else " (missing)")))
     scene = geometry.scene if geometry is not None else None
-    if own is None and scene is None and linked is not None:
+    if own is None and linked is not None:
         uid, ref = linked
         options.append(MapOption(MapSource.linked(uid), "map of linked question" + ("" if ref.exists else
                                                                                     " (missing)")))
@@ -129,7 +130,7 @@ def choose_map(question: Question | None, geometry: QuestionGeometry | None,
     wanted = [preferred]
     if own is not None and own.exists:
         wanted.append(MapSource.release())
-    if own is None and scene is None and linked is not None and linked[1].exists:
+    if own is None and linked is not None and linked[1].exists:
         wanted.append(MapSource.linked(linked[0]))
     if own is None and scene is not None:
         wanted += [MapSource.scene(name) for name, tmap in scene.topdown.items()

@@ -278,8 +278,10 @@ def scene_map_overlay(question: Question | None, qi: int | None, results: list[M
             own_to_shown = W[:, :2] @ np.linalg.inv(own_W[:, :2])
 
     kind = question.kind if question is not None else None       # None: a scene shown alone
+    provenance = g.scene.provenance if g.scene is not None else ""
     if W is None:
-        ov.notes.append("the map has no world_to_pixel: the scene cannot be drawn on it")
+        ov.notes.append(provenance if provenance and tmap is None
+                        else "the map has no world_to_pixel: the scene cannot be drawn on it")
         if kind is not None:
             kind.map_overlay(_context(ov, question, qi, results, to_px=to_px))
         return ov
@@ -289,7 +291,9 @@ def scene_map_overlay(question: Question | None, qi: int | None, results: list[M
         ov.add(pr.TimedPath(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH,
                             points=geo.world_to_pixel(W, geo.camera_center(poses)),
                             heading=_image_dirs(W, geo.forward_on_ground(poses))))
-        ov.legend.append(pr.LegendItem("path", "video path (dark → light: time)", layers=(pr.L_TRAJECTORY,)))
+        ov.legend.append(pr.LegendItem("path", _path_label(provenance), layers=(pr.L_TRAJECTORY,)))
+    if provenance:
+        ov.notes.append(provenance)
     vp = g.viewpoint
     viewpoint_px = None
     if vp is not None:
@@ -312,6 +316,11 @@ def scene_map_overlay(question: Question | None, qi: int | None, results: list[M
                                   viewpoint_pose=None if vp is None else vp.pose, viewpoint_px=viewpoint_px,
                                   target_distance=target_distance, reach=reach))
     return ov
+
+
+def _path_label(provenance: str) -> str:
+    """The path's legend line: where it came from when not from scene files (structure from motion)."""
+    return f"video path, {provenance} (dark → light: time)" if provenance else "video path (dark → light: time)"
 
 
 def heading_vector(deg) -> np.ndarray:
@@ -430,6 +439,13 @@ def scene_overlay_3d(question: Question | None, qi: int | None, results: list[Mo
         ov.add(pr.Polyline(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH, points=geo.camera_center(g.video.poses)),
                pr.FrameFrustums(pr.CAMERA, None, (pr.L_TRAJECTORY,), pr.Z_PATH + 1,
                                 frustums=_frustums(g.video.poses, g.video.intrinsics, frustum_depth)))
+        ov.legend.append(pr.LegendItem("path", _path_label(g.scene.provenance if g.scene is not None else ""),
+                                       layers=(pr.L_TRAJECTORY,)))
+    if g.scene is not None and g.scene.points is not None and len(g.scene.points):
+        ov.add(pr.PointCloud(pr.PATH, None, (pr.L_TRAJECTORY,), pr.Z_PATH - 1, points=g.scene.points,
+                             colors=g.scene.point_colors))
+        ov.legend.append(pr.LegendItem("marker", f"{len(g.scene.points)} points of the video's scene",
+                                       layers=(pr.L_TRAJECTORY,)))
     vp = g.viewpoint
     if vp is not None:
         f = _frustums(vp.pose, vp.intrinsics, frustum_depth * 1.5)

@@ -119,6 +119,17 @@ class FrameFrustums(Primitive):
 
 
 @dataclass(frozen=True, eq=False)
+class PointCloud(Primitive):
+    """Sparse 3D points (N, 3) in world metres, with RGB colours (N, 3) uint8 or None: what structure from
+    motion recovered. The 3D view draws them; a renderer without a drawing of its own leaves them out."""
+    points: np.ndarray = field(default=None)
+    colors: np.ndarray | None = None
+
+    def parts(self) -> list[Primitive]:
+        return []
+
+
+@dataclass(frozen=True, eq=False)
 class Label(Primitive):
     """Text anchored at a point, at the renderer's label size, in the role's colour."""
     at: np.ndarray = field(default=None)

@@ -7,7 +7,9 @@ built when first looked at.
 """
 from __future__ import annotations
 
+import os
 import re
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,7 +224,19 @@ def load_release(path: str | Path, benchmark: str | None = None) -> Release:
             raise UserError(f"{root}: this {'file' if root.is_file() else 'folder'} is a {actual.title} release"
                             + (f" ({what})" if what else "") + f"; drop --benchmark {reader.name}")
     with no_gc():
-        return reader.load(root)
+        release = reader.load(root)
+    _LOADED[os.path.realpath(release.root)] = release
+    return release
+
+
+# Releases read in this process and still held (the window's, a command's), by their folder.
+_LOADED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def loaded_release(root: str | Path) -> Release | None:
+    """The release of `root` this process read last and still holds, else None: a scene source that needs
+    the answers (scene/sfm_scene.py) then does not read a large release a second time."""
+    return _LOADED.get(os.path.realpath(root))
 
 
 def refuse_mixed(ours: Benchmark, n_ours: int, our_at: list, theirs: Benchmark, n_theirs: int,

@@ -363,7 +363,21 @@ class View3DPanel(QWidget):
                 lines(np.stack([pts[:-1], pts[1:]], axis=1), color, wide)
             elif isinstance(item, (pr.Arrow, pr.Segments)):
                 lines(item.points if isinstance(item, pr.Arrow) else item.segments, color, wide)
+            elif isinstance(item, pr.PointCloud):
+                self._cloud(gl, item)
         self.set_frame(self._frame)
+
+
+    def _cloud(self, gl, item: pr.PointCloud) -> None:
+        pts = np.asarray(item.points, np.float32).reshape(-1, 3)
+        if item.colors is not None and len(item.colors) == len(pts):
+            rgba = np.concatenate([np.asarray(item.colors, np.float32) / 255.0,
+                                   np.ones((len(pts), 1), np.float32)], axis=1)
+        else:
+            rgba = (0.35, 0.35, 0.4, 1.0)
+        cloud = gl.GLScatterPlotItem(pos=pts, color=rgba, size=3.0, pxMode=True)
+        self.view.addItem(cloud)
+        self._overlay_items.append(cloud)
 
 
 _SHAPE_GLYPH = {"circle": "●", "square": "■", "triangle": "▲", "diamond": "◆"}
@@ -381,6 +395,10 @@ def legend_html(ov: Overlay | None, names: list[str], target_estimated: bool = F
     parts = [f"<span style='color:{c.name()}'>━</span>&nbsp;{text.replace(' ', '&nbsp;')}"
              for role, c, text in ((pr.TRUTH, style.TRUTH, "truth"), (pr.TARGET, style.TARGET, target),
                                    (pr.VIEWPOINT, style.VIEWPOINT, "current view")) if role in roles]
+    # The path's line says where it came from when that is not the scene's files (structure from motion).
+    path = next((e.text for e in ov.legend if e.kind == "path" and e.text.startswith("video path, ")), None)
+    if path:
+        parts.append(f"<span style='color:{_ROLE_COLORS[pr.PATH].name()}'>━</span>&nbsp;{html.escape(path)}")
     for m in sorted({item.model for item in drawn if item.role == pr.MODEL and item.model is not None}):
         name = names[m] if m < len(names) else f"model {m + 1}"
         parts.append(f"<span style='color:{style.model_color(m).name()}'>{_SHAPE_GLYPH[style.model_shape(m)]}</span>"

@@ -60,6 +60,9 @@ class Check:
     columns: Columns | AnyOf      # the columns it applies to, described
     needs: frozenset[str] = frozenset()
     per_question: bool = True
+    # Whether it may judge a scene reconstructed from the video (Scene.provenance): its geometry is what the
+    # answers placed, so a check comparing answers with the geometry would judge the answers by themselves.
+    judges_reconstructed: bool = False
 
     def check_question(self, auditor: SceneAuditor, q, g) -> None:
         raise NotImplementedError(f"{self.id} needs {SCENE!r} but has no check_question")

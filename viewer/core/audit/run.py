@@ -25,6 +25,8 @@ PARALLEL_MIN_QUESTIONS = 300
 FRAME_CHUNK = 1024
 NO_SCENE = "no scene metadata (scenes/<scene>/scene.json)"
 NO_RAY_CASTER = "the audit was given no ray caster (run_audit's visibility)"
+RECONSTRUCTED = ("the scene is reconstructed from the video and aligned by the answers: its geometry cannot "
+                 "judge them")
 
 
 def run_audit(release: Release, results: list = (), checks: Iterable[str] | None = None,
@@ -155,6 +157,10 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
             continue
         g = link_question(q, scene)
         for c in applicable:
+            if scene.provenance and not c.judges_reconstructed:
+                if c.per_question and not c.per_scene:
+                    auditor.skip(c, RECONSTRUCTED)
+                continue
             if VISIBILITY in c.needs and visibility is None:
                 if c.per_question and not c.per_scene:
                     auditor.skip(c, NO_RAY_CASTER)
@@ -163,7 +169,10 @@ def audit_scene(root: str, scene_id: str, questions: list, checks: list[Check],
     for c in by_scene:
         mine = [q for q in questions if c.columns.matches(q.column)]
         if mine:
+            # A reconstructed scene is no scene's metadata to a check that cannot judge by it.
+            auditor.scene = scene if scene is None or not scene.provenance or c.judges_reconstructed else None
             c.check_scene(auditor, mine)
+            auditor.scene = scene
     problems = [str(d) for d in scene.diagnostics] if scene is not None else []
     if auditor.visibility_note:
         problems.append(f"warning: {auditor.visibility_note}")

@@ -167,6 +167,16 @@ class Scene:
     rejected: dict[str, str] = field(default_factory=dict)   # "viewpoint:<id>" -> reason
     # What `import-scene` decided about up (scene.json `import.up`); None for a scene not imported.
     imported_up: ImportedUp | None = None
+    # Where the geometry came from when not from the release's scene files, said on every map and in 3D
+    # ("reconstructed from the video (structure from motion), aligned by 12 answers"); "" for a scene file.
+    provenance: str = ""
+    # A sparse point cloud (world, metres) and its RGB colours; none for most scenes (scene.json `points`).
+    points: np.ndarray | None = None
+    point_colors: np.ndarray | None = None
+    # How a reconstructed scene was tied to the map (core/scene/align.Alignment), for the audit.
+    alignment: Any = field(default=None, repr=False, compare=False)
+    # Its query views as structure from motion localised them (view id -> sfm_result.QueryPose): the evidence.
+    localisations: dict = field(default_factory=dict, repr=False, compare=False)
     # The source that loaded it (set by SceneLibrary): the render layer asks it for the mesh.
     source: SceneSource | None = field(default=None, repr=False, compare=False)
 

@@ -88,6 +88,28 @@ class SceneReader:
             if vp is not None:
                 s.viewpoints[vid] = vp
         s.imported_up = self.imported_up(doc.get("import"))
+        if isinstance(doc.get("provenance"), str):
+            s.provenance = doc["provenance"]
+        if doc.get("points") is not None:
+            self.points(doc["points"])
+
+    def points(self, declared: Any) -> None:
+        """`points`: an .npy of (N, 6) floats, x y z (world) and r g b (0..255); a bad one is left out."""
+        path = self.path_in_scene(declared, "points")
+        if path is None:
+            return
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as e:
+            self.error(f"points: {declared!r} is not a readable .npy ({e}); left out", code="scene.bad_points")
+            return
+        if arr.ndim != 2 or arr.shape[1] != 6 or not np.issubdtype(arr.dtype, np.number):
+            self.error(f"points: {declared!r} must hold (N, 6) numbers (x y z r g b), got {arr.dtype} "
+                       f"{arr.shape}; left out", code="scene.bad_points")
+            return
+        arr = arr[np.isfinite(arr).all(axis=1)].astype(float)
+        self.scene.points = arr[:, :3]
+        self.scene.point_colors = np.clip(arr[:, 3:], 0, 255).astype(np.uint8)
 
     def imported_up(self, raw: Any) -> ImportedUp | None:
         """`import.up`, written by import-scene; only the window shows it, so a bad one is a warning."""

@@ -9,7 +9,9 @@ that has an id wins, and caches the answer.
 
 The first kind reads `<release>/scenes/index.json`, which maps the
 release's scene ids to imported scene folders (`{"scene4": "Rs_int"}`); the
-second reads `<release>/scenes/<id>/scene.json` (gst-scene/1). Another
+second reads `<release>/scenes/<id>/scene.json` (gst-scene/1); the last serves
+a cached structure-from-motion result of a scene's video, aligned to the map
+by the release's answers (sfm_scene.py), for a release without scene files. Another
 kind (an importer) is one module with a class that has these three methods
 and takes the release root, plus one line in SOURCE_KINDS.
 """
@@ -25,6 +27,7 @@ from typing import Protocol
 from ..diagnostics import Diagnostics, UserError
 from ..media import within
 from .model import SCENE_FILE, SCENES_FOLDER, Scene, scene_file
+from .sfm_scene import SfmCacheSource
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,8 @@ class SceneIndex(_ReadsSceneFiles):
 SOURCE_KINDS: dict[str, Callable[[Path], SceneSource]] = {
     "scenes/index.json": SceneIndex,
     "scene.json": SceneJsonFolders,
+    # Last: a cached structure-from-motion result of a scene's video, aligned by the answers (sfm_scene.py).
+    "sfm cache": SfmCacheSource,
 }
 
 

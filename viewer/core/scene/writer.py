@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import atomic_write_text
+from ..atomic import atomic_write_bytes, atomic_write_text
 from ..geometry import opencv_to_opengl
 from .model import SCENE_FILE, Box3, Instance, Intrinsics, Scene, TopdownMap, VideoTrack, Viewpoint
 from .reader import SCENE_FORMAT
@@ -39,6 +39,10 @@ def scene_document(scene: Scene, imported: dict | None = None) -> dict:
     doc["topdown"] = {name: _topdown(m, scene.folder) for name, m in scene.topdown.items()}
     doc["videos"] = {vid: _video(track, scene) for vid, track in scene.videos.items()}
     doc["viewpoints"] = {vid: _viewpoint(vp, scene) for vid, vp in scene.viewpoints.items()}
+    if scene.points is not None and len(scene.points):
+        doc["points"] = POINTS_FILE                  # written beside scene.json by write_scene
+    if scene.provenance:
+        doc["provenance"] = scene.provenance
     if imported:
         doc["import"] = imported
     return doc
@@ -52,8 +56,20 @@ def write_scene_document(folder: str | Path, doc: dict) -> Path:
     return path
 
 
+POINTS_FILE = "points.npy"
+
+
 def write_scene(scene: Scene) -> Path:
-    """Write `scene` as scene.json in its folder; returns the file."""
+    """Write `scene` as scene.json in its folder (and its point cloud as points.npy); returns the file."""
+    if scene.points is not None and len(scene.points):
+        import io
+        pts = np.asarray(scene.points, np.float32).reshape(-1, 3)
+        rgb = (np.asarray(scene.point_colors, np.float32).reshape(-1, 3) if scene.point_colors is not None
+               and len(scene.point_colors) == len(pts) else np.full((len(pts), 3), 128, np.float32))
+        buf = io.BytesIO()
+        np.save(buf, np.concatenate([pts, rgb], axis=1), allow_pickle=False)
+        Path(scene.folder).mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(Path(scene.folder) / POINTS_FILE, buf.getvalue())
     return write_scene_document(scene.folder, scene_document(scene))
 
 

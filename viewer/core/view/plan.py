@@ -121,8 +121,15 @@ def map_choice(release: Release | None, qi: int | None, geometry: QuestionGeomet
     """The maps question `qi` (None: the scene shown alone) can be drawn on, best first; None: neither."""
     if qi is None or release is None:
         return choose_map(None, geometry, preferred) if geometry is not None else None
-    linked = linked_map(release, qi) if geometry is None or geometry.scene is None else None
+    linked = linked_map(release, qi) if geometry is None or geometry.scene is None or _unaligned(geometry) \
+        else None
     return choose_map(release.questions[qi], geometry, preferred, linked)
+
+
+def _unaligned(g: QuestionGeometry) -> bool:
+    """A scene reconstructed from the video that the answers could not tie to a map: the map shows what the
+    answers infer, as without a scene, and says why the path is not on it."""
+    return g.scene is not None and bool(g.scene.provenance) and not g.scene.topdown
 
 
 @dataclass(frozen=True)
@@ -149,10 +156,14 @@ class ViewPlan:
         if m.drawing is not None:
             return m.drawing
         q, g = self.question, self.geometry
-        if g is not None and g.scene is not None:
+        unaligned = g is not None and _unaligned(g)
+        if g is not None and g.scene is not None and not (unaligned and m.lines_up):
             return scene_map_overlay(q, self.qi, results, g, width, height, m.transform(width, height, rendered))
         if m.lines_up and q is not None:
-            return published_map_overlay(q, self.qi, results, width, height, inferred_for(self.release, self.qi))
+            ov = published_map_overlay(q, self.qi, results, width, height, inferred_for(self.release, self.qi))
+            if ov is not None and unaligned:
+                ov.notes.insert(0, g.scene.provenance)
+            return ov
         return None
 
     def scene_overlay(self, results: list) -> Overlay | None:

@@ -16,6 +16,7 @@ from . import (
     local_video_in_prompt,
     missing_media,
     models,
+    query_localised_off_answer,
     query_near_trajectory,
     ray_cast,
     target_visible_in_local_view,
@@ -40,6 +41,8 @@ BUILT_IN = (
     # The settings of Table 2 (core/settings_table.py): the reverse of the global promise.
     target_visible_in_local_view.TARGET_VISIBLE_IN_LOCAL_VIEW,
     local_video_in_prompt.LOCAL_VIDEO_IN_PROMPT,
+    # Structure from motion (issue 33): the query views localised in the video against their answers.
+    query_localised_off_answer.QUERY_LOCALISED_OFF_ANSWER,
 )
 # Where each check stands in reports, so that they list the same whatever registers first.
 REPORT_ORDER = (
@@ -47,6 +50,7 @@ REPORT_ORDER = (
     "target_visible_in_query_view", "target_unseen_in_video", "query_near_trajectory", "ambiguous_semantic_target",
     "models_disagree_with_gt", "choice_answer_mismatch", "choice_options_ambiguous", "gt_angle_convention",
     "model_answer_convention", "answers_inconsistent", "target_visible_in_local_view", "local_video_in_prompt",
+    "query_localised_off_answer",
     "vsi_meta_info", "vsi_count_mismatch", "vsi_size_mismatch", "vsi_room_size_mismatch", "vsi_abs_distance_mismatch",
     "vsi_rel_distance_mismatch", "vsi_rel_direction_mismatch",
 )

@@ -1,0 +1,80 @@
+"""The window on a release without scenes whose video was reconstructed (structure from motion, cached):
+the path on the map with where it came from, question after question of the scene, and back."""
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from viewer.core import primitives as pr
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import sfm_release as sf  # noqa: E402
+from ui_helpers import settle  # noqa: E402
+
+POS = "scene1_Egocentric_Localization_Global_Position_pos_15_orient_0_video_0"
+LABEL = "reconstructed from the video (structure from motion), aligned by 16 answers"
+
+
+def _shown(qtbot, window, state, uid):
+    state.select_uid(uid)
+    qtbot.waitUntil(lambda: state.geometry is not None and state.geometry.scene is not None, timeout=20000)
+    settle(qtbot, window)
+    sv = window.sample_view
+    ov = sv.map_panel.view.overlay
+    return sv, ov
+
+
+def test_the_reconstructed_path_is_drawn_with_its_provenance(qtbot, make_inspector, tmp_path, monkeypatch):
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+    root = sf.scene_less(tmp_path)
+    result, _ = sf.fake_result(root)
+    sf.cache(result)
+    window, state = make_inspector(root, [root / "predictions" / p.name for p in (root / "predictions").iterdir()],
+                                   uid=POS)
+    release = state.session.release
+    scene_uids = [q.uid for q in release.questions if q.scene == sf.SCENE]
+    following = scene_uids[scene_uids.index(POS) + 1]            # the next question of the scene (an Ori)
+    for uid in (POS, following, POS):
+        sv, ov = _shown(qtbot, window, state, uid)
+        assert state.geometry.scene.provenance == LABEL
+        path = ov.path()
+        assert path is not None and np.isfinite(path.points).sum() > 0.5 * path.points.size   # 30 % unregistered
+        assert any(LABEL in e.text for e in ov.legend if e.kind == "path")
+        assert LABEL in sv.map_panel.note.text()
+        assert ov.of(pr.Marker, pr.VIEWPOINT)                         # the localised query view
+        sv.tabs.setCurrentIndex(1)                                    # the 3D tab (its legend needs no OpenGL)
+        settle(qtbot, window)
+        assert LABEL in sv.view3d.legend.text()
+        assert "aligned by" in sv.view3d.legend.text()
+        sv.tabs.setCurrentIndex(0)
+    # The 3D tab draws the cloud the reconstruction recovered.
+    ov3 = sv.view3d.overlay
+    assert ov3 is not None and len(ov3.of(pr.PointCloud)[0].points) == len(result.points)
+
+
+def test_an_unaligned_reconstruction_leaves_the_map_to_the_answers_and_says_so(qtbot, make_inspector, tmp_path,
+                                                                                 monkeypatch):
+    from viewer.core.map_choice import MapKind
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+
+    def one_pos(recs):           # one Pos answer left in the scene: nothing to align by
+        pos = [r for r in recs if r["scene"] == sf.SCENE and "Global_Position_pos" in r["uid"]]
+        for r in pos[1:]:
+            recs.remove(r)
+    root = sf.scene_less(tmp_path, one_pos)
+    result, _ = sf.fake_result(root)
+    sf.cache(result)
+    ed = "scene1_Object_Localization_Egocentric_Direction_visual_potted_plant_yzwbdf_2_pos_15_orient_0_video_0"
+    window, state = make_inspector(root, uid=ed)
+    for uid in (ed, POS, ed):
+        sv, ov = _shown(qtbot, window, state, uid)
+        assert "not aligned to the map (1 usable position answer, 2 needed): 3D only" in sv.map_panel.note.text()
+        assert ov.path() is None                                         # the path is not on the map
+        assert ov.of(pr.Marker, pr.VIEWPOINT)                             # the view the answers place
+        if uid == ed:
+            assert state.shown_map.kind is MapKind.LINKED                 # the map of a linked question
+            assert "inferred from answers" in sv.map_panel.note.text()
+        sv.tabs.setCurrentIndex(1)
+        settle(qtbot, window)
+        assert len(sv.view3d.overlay.of(pr.PointCloud)) == 1 and sv.view3d.overlay.of(pr.Polyline, pr.PATH)
+        sv.tabs.setCurrentIndex(0)
