@@ -67,3 +67,45 @@ def test_a_video_path_drawn_again_reuses_its_pieces_in_the_new_layer(qtbot):
     assert _drawn(view) == first and len(view.scene().items()) == items_in_scene
     view.set_overlay(None, ["m"])
     assert _drawn(view) == [] and all(it.scene() is None for it in first)
+
+
+def test_a_scenes_map_is_rendered_once_and_a_new_one_replaces_it(qtbot, monkeypatch):
+    from viewer.ui.map_view import MapView
+    view = MapView()
+    qtbot.addWidget(view)
+    calls = []
+    real = view.image_item.setImage
+    monkeypatch.setattr(view.image_item, "setImage", lambda img, **kw: (calls.append(img), real(img, **kw)))
+    a = np.zeros((40, 60, 3), np.uint8)
+    view.set_map(a)
+    view.set_map(a)                                  # the next question of the scene: the same map
+    assert len(calls) == 1
+    b = np.full((40, 60, 3), 200, np.uint8)          # another scene's map of the same size
+    view.set_map(b)
+    assert len(calls) == 2 and view.image_item.image[0, 0, 0] == 200
+    view.set_map(None)
+    view.set_map(b)                                  # cleared, then shown again: drawn again
+    assert len(calls) == 3
+
+
+def test_an_image_pane_shows_each_new_image_and_size(qtbot):
+    from PyQt6.QtGui import QImage
+    from viewer.ui.image_pane import ImagePane
+
+    def solid(color: str) -> QImage:
+        img = QImage(64, 48, QImage.Format.Format_RGB888)
+        img.fill(QColor(color))
+        return img
+    pane = ImagePane()
+    qtbot.addWidget(pane)
+    pane.resize(320, 240)
+    pane.show()
+    centre = lambda: pane.grab().toImage().pixelColor(pane.width() // 2, pane.height() // 2).name()  # noqa: E731
+    pane.set_image(solid("#ff0000"))
+    assert centre() == "#ff0000"
+    pane.set_image(solid("#0000ff"))                 # same size, other pixels: not the kept scaling
+    assert centre() == "#0000ff"
+    pane.resize(500, 300)
+    assert centre() == "#0000ff"
+    r = pane.image_rect()
+    assert abs(r.width() / r.height() - 64 / 48) < 0.02

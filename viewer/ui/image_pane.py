@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PyQt6.QtCore import QRectF, QSize, Qt
-from PyQt6.QtGui import QColor, QImage, QPainter, QPen
+from PyQt6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import QSizePolicy, QWidget
 
 
@@ -56,6 +56,19 @@ class ImagePane(QWidget):
         self._frame_color = color
         self.update()
 
+    def _scaled(self, r: QRectF) -> QPixmap:
+        """The image smoothly scaled to `r`, kept until the image or the size changes: a pane is painted
+        several times per question (the caption, the box, the frame colour, its neighbours' layout)."""
+        dpr = self.devicePixelRatioF()          # device pixels on a high-density screen
+        size = QSize(max(1, round(r.width() * dpr)), max(1, round(r.height() * dpr)))
+        key = (self._image.cacheKey(), size.width(), size.height())
+        if getattr(self, "_scaled_key", None) != key:
+            self._scaled_pixmap = QPixmap.fromImage(self._image.scaled(
+                size, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation))
+            self._scaled_pixmap.setDevicePixelRatio(dpr)
+            self._scaled_key = key
+        return self._scaled_pixmap
+
     def image_rect(self) -> QRectF:
         """Where the image is painted, in widget coordinates."""
         if self._image is None:
@@ -69,9 +82,8 @@ class ImagePane(QWidget):
         p = QPainter(self)
         p.fillRect(self.rect(), QColor(40, 40, 44))
         if self._image is not None:
-            p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
             r = self.image_rect()
-            p.drawImage(r, self._image)
+            p.drawPixmap(r.topLeft(), self._scaled(r))
             if self._box is not None:
                 s = r.width() / self._image.width()
                 x0, y0, x1, y1 = self._box

@@ -94,8 +94,13 @@ class MapView(PlotWithLegend):
     def set_map(self, image: np.ndarray | None) -> None:
         if image is None:
             self.image_item.clear()
+            self._map_image = None
             return
-        self.image_item.setImage(image, levels=(0, 255) if image.dtype == np.uint8 else None)
+        # The questions of a scene share its map (the loader caches the array): it is rendered once, not at
+        # every question (pyqtgraph rescales and converts the whole image on each setImage, ~4 ms).
+        if image is not getattr(self, "_map_image", None):
+            self.image_item.setImage(image, levels=(0, 255) if image.dtype == np.uint8 else None)
+            self._map_image = image
         shape = image.shape[:2]
         if shape != self._map_shape or not self._user_zoomed:
             self._map_shape = shape

@@ -8,7 +8,7 @@ view's nearest video frame is marked too. B jumps to the best frame.
 """
 from __future__ import annotations
 
-from PyQt6.QtCore import QPointF, QRect, Qt
+from PyQt6.QtCore import QLine, QPointF, QRect, Qt
 from PyQt6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PyQt6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
 
@@ -45,15 +45,20 @@ class TimelineSlider(QSlider):
 
     def frame_x(self, k: int) -> int:
         """The x of frame k's tick, in widget pixels (as the handle would stand)."""
+        return self._frame_xs([k])[0]
+
+    def _frame_xs(self, frames) -> list[int]:
+        """The x of each frame's tick; the style's groove and handle are asked once, not per tick (a paint
+        draws one tick per frame seen or sampled, hundreds on a long video)."""
         opt = QStyleOptionSlider()
         self.initStyleOption(opt)
         groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
                                              QStyle.SubControl.SC_SliderGroove, self)
         handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
                                              QStyle.SubControl.SC_SliderHandle, self)
-        span = groove.width() - handle.width()
-        pos = QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), k, max(span, 1))
-        return groove.left() + handle.width() // 2 + pos
+        span = max(groove.width() - handle.width(), 1)
+        x0, lo, hi = groove.left() + handle.width() // 2, self.minimum(), self.maximum()
+        return [x0 + QStyle.sliderPositionFromValue(lo, hi, k, span) for k in frames]
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
@@ -61,16 +66,11 @@ class TimelineSlider(QSlider):
             return
         p = QPainter(self)
         h = self.height()
-        inside = [k for k in self.seen if self.minimum() <= k <= self.maximum()]
+        lo, hi = self.minimum(), self.maximum()
         p.setPen(QPen(SEEN, 1))
-        for k in inside:
-            x = self.frame_x(k)
-            p.drawLine(x, h - 5, x, h - 1)
+        p.drawLines([QLine(x, h - 5, x, h - 1) for x in self._frame_xs([k for k in self.seen if lo <= k <= hi])])
         p.setPen(QPen(SAMPLED, 1))
-        for k in self.sampled:
-            if self.minimum() <= k <= self.maximum():
-                x = self.frame_x(k)
-                p.drawLine(x, 7, x, 11)
+        p.drawLines([QLine(x, 7, x, 11) for x in self._frame_xs([k for k in self.sampled if lo <= k <= hi])])
         if self.best is not None and self.minimum() <= self.best <= self.maximum():
             x = self.frame_x(self.best)
             p.fillRect(QRect(x - 1, h - 9, 3, 9), BEST)
