@@ -90,6 +90,7 @@ def test_a_scenes_map_is_rendered_once_and_a_new_one_replaces_it(qtbot, monkeypa
 
 def test_an_image_pane_shows_each_new_image_and_size(qtbot):
     from PyQt6.QtGui import QImage
+
     from viewer.ui.image_pane import ImagePane
 
     def solid(color: str) -> QImage:
