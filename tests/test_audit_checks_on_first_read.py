@@ -21,7 +21,7 @@ def test_importing_the_package_does_not_import_the_checks_and_reading_lists_them
                "print('viewer.core.audit.checks' in sys.modules)\n"
                "ids = CHECKS.ids()\n"
                "print('viewer.core.audit.checks' in sys.modules, len(ids), ids[0], 'vsi_meta_info' in ids)")
-    assert out.splitlines() == ["False", "True 24 missing_media True"]
+    assert out.splitlines() == ["False", "True 25 missing_media True"]
 
 
 def test_a_check_registered_before_the_first_read_comes_after_the_built_in_ones():
