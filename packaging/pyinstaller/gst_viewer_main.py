@@ -1,7 +1,5 @@
 """Entry point of the PyInstaller build: the same `gst-viewer` command as the wheel's."""
-import sys
-
-from viewer.cli import main
+from viewer.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
