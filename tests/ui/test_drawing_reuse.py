@@ -110,3 +110,19 @@ def test_an_image_pane_shows_each_new_image_and_size(qtbot):
     assert centre() == "#0000ff"
     r = pane.image_rect()
     assert abs(r.width() / r.height() - 64 / 48) < 0.02
+
+
+def test_a_legend_beside_a_tall_plot_keeps_its_entries_one_line_apart(qtbot):
+    from viewer.ui.plot_items import PlotWithLegend, line_sample
+    plot = PlotWithLegend(QColor(0, 0, 0), (255, 255, 255))
+    qtbot.addWidget(plot)
+    plot.resize(1100, 700)
+    plot.show()
+    plot.set_legend([(f"k{i}", f"entry number {i}", line_sample(QColor(255, 0, 0))) for i in range(7)])
+    qtbot.wait(50)
+    assert plot._legend_beside
+    ys = [label.mapToScene(0, 0).y() for _s, label in plot.legend.items]
+    line = max(label.item.boundingRect().height() for _s, label in plot.legend.items)
+    gaps = np.diff(ys)
+    assert (gaps > 0).all() and gaps.max() <= 1.5 * line, (gaps, line)   # not spread down the pane
+    assert ys[0] < 0.1 * plot.height()                                      # from the top

@@ -243,6 +243,10 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         cols = 1 if self._legend_beside else cols
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
+        # Beside a tall plot the legend's cell is the plot's height: held to its own height and put at the
+        # top, its entries stay one line apart rather than spread down the whole pane.
+        tall = self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).height() + 4
+        self.legend.setMaximumHeight(tall if self._legend_beside else 100000)
 
     def _place_legend(self, beside: bool) -> None:
         if beside == self._legend_beside:
@@ -250,6 +254,7 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         self._legend_beside = beside
         self.ci.removeItem(self.legend)
         self.ci.addItem(self.legend, row=0 if beside else 1, col=1 if beside else 0)
+        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.ci.layout.setRowStretchFactor(0, 1)
         self.ci.layout.setColumnStretchFactor(0, 1)
 
