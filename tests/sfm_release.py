@@ -24,10 +24,12 @@ SCENE = "scene_1"
 VIDEO = "video_0"
 
 
-def scene_less(tmp: Path, edit=None) -> Path:
-    """The demo's questions and media (videos kept) with no scene metadata and no meta, optionally edited."""
+def scene_less(tmp: Path, edit=None, videos: bool = True) -> Path:
+    """The demo's questions and media (videos kept unless `videos` is False) with no scene metadata and no
+    meta, optionally edited: the shape of a published GST-Bench release."""
     out = tmp / "release"
-    shutil.copytree(DEMO, out, ignore=shutil.ignore_patterns("scene.json", "*.glb"))
+    skip = ("scene.json", "*.glb") + (() if videos else ("*.mp4",))
+    shutil.copytree(DEMO, out, ignore=shutil.ignore_patterns(*skip))
     recs = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
     for r in recs:
         r.pop("meta", None)

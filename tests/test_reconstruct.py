@@ -1,12 +1,11 @@
 """Rebuilding the map geometry from the answers (benchmarks/gst/reconstruct.py) and the answers_inconsistent check."""
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sfm_release
 
 from viewer.assets import default_release
 from viewer.core import geometry as geo
@@ -20,16 +19,8 @@ DEMO = default_release()
 
 
 def scene_less(tmp: Path, edit=None) -> Path:
-    """The demo's questions and media with no scenes' 3D metadata (and no meta), optionally edited."""
-    out = tmp / "release"
-    shutil.copytree(DEMO, out, ignore=shutil.ignore_patterns("scene.json", "*.glb", "*.mp4"))
-    recs = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
-    for r in recs:
-        r.pop("meta", None)
-    if edit:
-        edit(recs)
-    (out / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    return out
+    """The demo's questions and media with no scenes' 3D metadata (and no meta, no videos), optionally edited."""
+    return sfm_release.scene_less(tmp, edit, videos=False)
 
 
 def test_reconstruction_matches_the_scenes(tmp_path):

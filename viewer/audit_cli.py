@@ -16,25 +16,17 @@ from .cli_args import (
     EXIT_OK,
     add_benchmark_option,
     add_executor_options,
+    add_workers_option,
     check_prediction_args,
     check_release_arg,
     path_role,
+    positive_int,
     print_problems,
 )
 from .core.diagnostics import UserError
 
 FINDINGS_SHOWN = 40
 PROBLEMS_SHOWN = 20       # lines of loading problems on stderr
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of frames of at least 1")
-    return n
 
 
 def cmd_audit(argv: list[str]) -> int:
@@ -49,9 +41,8 @@ def cmd_audit(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true",
                    help='print {"findings": [...], "summary": {...}} instead of the table')
     p.add_argument("--checks", help="comma-separated check ids; default all: " + ", ".join(CHECKS.ids()))
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes for the per-scene checks (default: the CPU count for large releases)")
-    p.add_argument("--frame-chunk", type=_positive_int, default=FRAME_CHUNK, metavar="N",
+    add_workers_option(p, "processes for the per-scene checks (default: the CPU count for large releases)")
+    p.add_argument("--frame-chunk", type=positive_int, default=FRAME_CHUNK, metavar="N",
                    help="split a video's visibility casts over more than N sampled frames into jobs of N "
                         "frames (default %(default)s; the output is the same, long videos spread over more workers)")
     add_executor_options(p, "the per-scene work")

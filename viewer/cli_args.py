@@ -122,6 +122,22 @@ def add_scoring_variant_option(p: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------ batch work
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (argparse names the option in its message)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return n
+
+
+def add_workers_option(p: argparse.ArgumentParser, help: str) -> None:
+    """`--workers N`: how many processes (or a LocalCluster's workers); None leaves it to the command."""
+    p.add_argument("--workers", type=positive_int, default=None, help=help)
+
+
 def add_executor_options(p: argparse.ArgumentParser, work: str) -> None:
     """`--executor local|dask` and `--address ADDR` (viewer/cluster.py); `work` says what runs there."""
     from .cluster import EXECUTORS

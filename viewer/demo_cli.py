@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cli_args import EXIT_OK, add_executor_options, batch_executor
+from .cli_args import EXIT_OK, add_executor_options, add_workers_option, batch_executor
 from .core.diagnostics import UserError
 
 
@@ -27,9 +27,8 @@ def cmd_make_demo(argv: list[str]) -> int:
                         "tiles, wood grain, fabric), fixed to the surfaces and drawn from --seed, so the videos "
                         "carry features for structure from motion as real footage does (docs/data-format.md)")
     add_executor_options(p, "the per-scene work")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes building scenes (--executor local) or a LocalCluster's workers (dask); "
-                        "default: one scene after another here")
+    add_workers_option(p, "processes building scenes (--executor local) or a LocalCluster's workers (dask); "
+                          "default: one scene after another here")
     args = p.parse_args(argv)
     try:
         from .demo.generate import generate_demo

@@ -18,6 +18,7 @@ from .cli_args import (
     EXIT_OK,
     add_benchmark_option,
     add_executor_options,
+    add_workers_option,
     batch_executor,
     check_prediction_args,
     check_release_arg,
@@ -180,12 +181,9 @@ def cmd_gallery(argv: list[str]) -> int:
     p.add_argument("--theme", default="light", choices=("light", "dark", "paper"),
                    help="colours: paper (print), light or dark (projector); default light")
     add_executor_options(p, "the painting of the slides")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes painting slides (--executor local) or a LocalCluster's workers (dask); "
-                        "default: one slide after another here")
+    add_workers_option(p, "processes painting slides (--executor local) or a LocalCluster's workers (dask); "
+                          "default: one slide after another here")
     args = p.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers {args.workers}: expected a positive number")
     import uuid
 
     from .figures.canvas import ensure_gui_app

@@ -23,8 +23,10 @@ from .cli_args import (
     EXIT_OK,
     add_benchmark_option,
     add_executor_options,
+    add_workers_option,
     batch_executor,
     check_release_arg,
+    positive_int,
 )
 from .core.diagnostics import UserError
 
@@ -38,20 +40,15 @@ def cmd_reconstruct(argv: list[str]) -> int:
     p.add_argument("release", help="the release folder or questions file")
     p.add_argument("--scene", action="append", default=[], help="only this scene (repeatable)")
     p.add_argument("--video", help="only this video (a file of the release, or any video: then without queries)")
-    p.add_argument("--step", type=int, default=None,
+    p.add_argument("--step", type=positive_int, default=None,
                    help="use every N-th frame (default: every 2nd)")
     p.add_argument("--refresh", action="store_true", help="reconstruct again even when a cached result is valid")
     p.add_argument("--json", action="store_true", help="print one JSON object per video instead of the report")
     add_benchmark_option(p)
     add_executor_options(p, "the per-video work")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes (--executor local) or a LocalCluster's workers (dask); default: one video "
-                        "after another here")
+    add_workers_option(p, "processes (--executor local) or a LocalCluster's workers (dask); default: one video "
+                          "after another here")
     args = p.parse_args(argv)
-    if args.step is not None and args.step < 1:
-        raise UserError(f"--step {args.step}: expected a positive number")
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers {args.workers}: expected a positive number")
     from .render.sfm import SfmError, SfmSettings, import_pycolmap
     try:
         import_pycolmap()
