@@ -28,6 +28,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,6 +137,26 @@ def immediate_transaction(con: sqlite3.Connection, apply):
             except sqlite3.Error:
                 pass
         raise
+
+
+def enter_wal(con: sqlite3.Connection, deadline: float = BUSY_SECONDS) -> None:
+    """PRAGMA journal_mode=WAL, tried again while another connection is switching the same file.
+
+    Leaving rollback mode takes the file's exclusive lock from a shared one. When two connections do
+    it at once (two windows saving their first flag in a new file), SQLite returns "locked" to one of
+    them at once, without its busy handler, since waiting could deadlock; once the other is through,
+    the switch is a no-op. So this is the one statement retried by hand, until the busy timeout."""
+    give_up = time.monotonic() + deadline
+    pause = 0.002
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() + pause > give_up:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -311,7 +332,7 @@ class AnnotationStore:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     con = _connect(path)
                     con.execute("PRAGMA synchronous=FULL")
-                    con.execute("PRAGMA journal_mode=WAL")
+                    enter_wal(con)
                 except (OSError, sqlite3.Error) as e:
                     if con is not None:
                         con.close()
@@ -325,7 +346,7 @@ class AnnotationStore:
                 raise UserError(f"cannot create the {self.WHAT} database: {'; '.join(tried)}; nothing saved")
         if not self._ready:
             try:
-                self._con.execute("PRAGMA journal_mode=WAL")
+                enter_wal(self._con)
                 # Checked and created in one write transaction: another process creating the same file
                 # at the same moment is never seen half-made (a table without its index) nor raced.
                 self._con.execute("BEGIN IMMEDIATE")
