@@ -336,7 +336,7 @@ def _first_saves_at_once(tmp_path, rounds=120, writers=3, until_an_error=False):
         stores = [FlagStore(path, author=f"w{i}") for i in range(writers)]
         start = threading.Barrier(writers)
 
-        def save(store):
+        def save(store, start=start):
             start.wait()
             try:
                 store.set_verdict("q1", "ok")
