@@ -294,3 +294,22 @@ def test_audit_dock_filter_walk(qtbot):
     panel.set_filter(check="no such check")
     assert panel.filter.check is None and panel.check_box.currentIndex() == 0
     assert len(panel.visible_findings()) == 4
+
+
+def test_audit_dock_lists_the_checks_after_it_is_painted_and_keeps_a_chosen_check(qtbot):
+    """Listing the checks imports every check module: done once the event loop runs, not in the show
+    that precedes the window's first paint; a check chosen before then is kept, and the list is whole."""
+    from viewer.core.audit import CHECKS
+    from viewer.ui.audit_dock import AuditPanel
+    panel = AuditPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    assert panel.check_box.count() == 0                                     # not yet: the paint comes first
+    qtbot.waitUntil(lambda: panel.check_box.count() > 1)
+    assert [panel.check_box.itemData(i) for i in range(panel.check_box.count())] == [None, *CHECKS.ids()]
+    panel.set_filter(check="models_disagree_with_gt")
+    panel.hide()
+    panel.show()                                                            # shown again: not listed twice
+    qtbot.wait(20)
+    assert panel.check_box.count() == 1 + len(CHECKS.ids())
+    assert panel.check_box.currentData() == "models_disagree_with_gt"
