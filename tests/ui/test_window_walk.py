@@ -355,13 +355,51 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
     assert box.fontMetrics().horizontalAdvance(box.currentText()) <= box.width() - 20, box.currentText()
 
 
+def score_in_view(win) -> None:
+    """The selected model's score column whole in the browser's viewport, with no sideways scroll."""
+    table, model = win.browser.table, win.browser.model
+    col = model.column_of(("score", win.state.filter.model))
+    right = table.columnViewportPosition(col) + table.columnWidth(col)
+    assert table.horizontalScrollBar().value() == 0
+    assert not table.isColumnHidden(col) and right <= table.viewport().width(), (right, table.viewport().width())
+
+
 def test_at_1600_the_browser_shows_the_selected_models_columns(qtbot, window):
     win, state = window
+    score_in_view(win)
     table, model = win.browser.table, win.browser.model
-    col = model.column_of(("score", state.filter.model))
-    right = table.columnViewportPosition(col) + table.columnWidth(col)
-    assert right <= table.viewport().width(), (right, table.viewport().width())
+    assert not any(table.isColumnHidden(c) for c in range(model.columnCount())), "room for every column"
     assert win.sample_view.map_panel.view.width() >= 300
+
+
+def test_at_1280_the_selected_models_score_is_in_view_and_the_answers_headers_whole(qtbot, inspect_demo):
+    from viewer.ui.browser import UID_MIN_CHARS
+    win, state = inspect_demo(size=NARROW)
+    table, model = win.browser.table, win.browser.model
+    fm = table.fontMetrics()
+    for m in (0, 1, 2, 0):                  # every model selected in turn (their names' widths differ)
+        win.browser.model_box.setCurrentIndex(win.browser.model_box.findData(m))
+        settle(qtbot, win)
+        score_in_view(win)
+        # The uid stays readable (elided in the middle), the truth and the model's answer stay.
+        assert table.columnWidth(model.column_of("uid")) >= fm.horizontalAdvance("0" * UID_MIN_CHARS)
+        for key in ("uid", "truth", ("answer", m), ("error", m)):
+            assert not table.isColumnHidden(model.column_of(key)), key
+    # A column the user asks for from the header's menu comes back (and the table scrolls sideways then).
+    hidden = [k for k in ("row", "scene", "column") if table.isColumnHidden(model.column_of(k))]
+    assert hidden, "at 1280 the browser is too narrow for every column"
+    win.browser.show_column(hidden[0], True)
+    assert not table.isColumnHidden(model.column_of(hidden[0]))
+    win.browser.show_column(hidden[0], False)
+    score_in_view(win)
+    # The answers table's headers whole.
+    answers = win.sample_view.answers
+    header = answers.horizontalHeader()
+    hfm = QFontMetrics(header.font())
+    for c in range(answers.columnCount()):
+        text = answers.horizontalHeaderItem(c).text()
+        assert hfm.horizontalAdvance(text) + 8 <= header.sectionSize(c), (text, header.sectionSize(c))
+        assert answers.horizontalHeaderItem(c).toolTip()
 
 
 # ---------------------------------------------------------------- sorting by score by default
