@@ -43,10 +43,15 @@ def test_a_question_seen_before_is_shown_within_the_switch_with_no_job(qtbot, wa
     real = win.jobs.submit
     monkeypatch.setattr(win.jobs, "submit", lambda fn, *a, **k: (submitted.append(k.get("label")),
                                                                  real(fn, *a, **k))[1])
+    tabs = win.sample_view.tabs
+    toggled = []                                            # the 3D tab switched off and on again
+    real_enable = tabs.setTabEnabled
+    monkeypatch.setattr(tabs, "setTabEnabled", lambda k, on: (toggled.append((k, on)), real_enable(k, on))[1])
     player, slider = win.sample_view.player, win.sample_view.player.slider
     for _ in range(len(state.order) - 1):
         state.step(+1)
         q = state.current
+        assert tabs.isTabEnabled(1) and toggled == [], (q.uid, toggled)     # the scene, read before, linked
         # Before any event is processed: the video's first frame and the model's sampled frames are there.
         if q.video is not None and q.video.exists:
             assert player.current == 0 and player.pane.image is not None, q.uid

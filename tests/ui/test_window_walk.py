@@ -176,6 +176,10 @@ def test_each_comparison_puts_b_beside_a(qtbot, window):
             # Beside A on screen too: B's answer column starts where A's score column ends.
             x = [win.browser.table.columnViewportPosition(c) for c in (7, 8)]
             assert x[1] == x[0] + win.browser.table.columnWidth(7)
+            # And in view: the less useful columns give B's answers their room (no sideways scroll).
+            table = win.browser.table
+            b_score = model.column_of(("score", f.model_b))
+            assert table.columnViewportPosition(b_score) + table.columnWidth(b_score) <= table.viewport().width()
         else:
             assert owners == sorted(owners, key=lambda m: (m != f.model, m))
     box.setCurrentIndex(box.findData("none"))

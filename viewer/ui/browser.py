@@ -427,9 +427,11 @@ class BrowserPanel(QWidget):
                                 self.table.columnWidth(col))
 
     def _up_to_score(self) -> list[int]:
-        """The columns from the first to the selected model's score (all of them without a selected model)."""
+        """The columns from the first to the selected model's score, or B's while A is compared with B (its
+        columns follow A's); all of them without a selected model."""
         cols = list(range(self.model.columnCount()))
-        score = ("score", self.model.first_model)
+        last = self.model.second_model if self.model.second_model is not None else self.model.first_model
+        score = ("score", last)
         return next((cols[:c + 1] for c in cols if self.model.key_of_column(c) == score), cols)
 
     def _fit_columns(self) -> None:
@@ -457,6 +459,7 @@ class BrowserPanel(QWidget):
     def eventFilter(self, obj, event) -> bool:
         if event.type() == QEvent.Type.Resize and obj is self.table.viewport():
             self._fit_columns()
+            self._show_current()        # the shown question's row stays in view as the table is laid out
         return False
 
     def _header_menu(self, pos) -> None:

@@ -217,11 +217,17 @@ class SampleView(QWidget):
             ref = q.video
             self.player.set_video(None, "This question has no video." if ref is None else
                                   f"Video {ref.name!r}: {ref.problem or 'missing'}")
-        self.tabs.setTabEnabled(1, False)
+        if g is None and not self.geometry_loader.links_at_once(q):
+            self._enable_3d(False)                # until the scene is read (else enabled right after this)
         self.view3d.set_scene(None, None, "loading the scene…" if self.geometry_loader.has_scenes else
                               "This release has no scene metadata (scenes/<scene>/scene.json).")
         if g is not None:
             self._geometry_ready(g)
+
+    def _enable_3d(self, on: bool) -> None:
+        """The 3D tab on or off; set only when it changes (the tab bar is laid out and repainted at each set)."""
+        if self.tabs.isTabEnabled(1) != on:
+            self.tabs.setTabEnabled(1, on)
 
     def _models_shown(self) -> None:
         """Models were shown or hidden: only the answer views change (the video keeps its frame)."""
@@ -252,9 +258,10 @@ class SampleView(QWidget):
         if not self._picks(q):
             self._show_map(p)
         if g.scene is None:
+            self._enable_3d(False)
             self.view3d.set_scene(None, None, "; ".join(g.problems))
             return
-        self.tabs.setTabEnabled(1, True)
+        self._enable_3d(True)
         if not (q.video is not None and q.video.exists) and g.video is not None and g.video.file:
             self.player.set_video(g.video.file, fps=g.video.fps, boxes=p.boxes)
         elif q.video is not None and q.video.exists:
@@ -277,7 +284,7 @@ class SampleView(QWidget):
             self.scene_info.setText(f"scene {alone}, opened alone: it cannot be read")
             return
         self.scene_info.setText(scene_info(g.scene))
-        self.tabs.setTabEnabled(1, True)
+        self._enable_3d(True)
         self.text_split.setVisible(False)          # no prompt, no answers
         self.header.setVisible(False)
         self.media_split.setVisible(g.video is not None and bool(g.video.file))
