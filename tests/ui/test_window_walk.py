@@ -460,3 +460,28 @@ def test_a_renamed_model_is_found_by_a_saved_view_and_keeps_its_frame_policy(qtb
     bar._session_changed()                                      # the views database opened again
     state.filter = BrowseFilter(model=0, model_b=2)
     assert bar.open_view("baseline view") and state.filter.model == 1
+
+
+@pytest.mark.parametrize("width", [240, 420])
+def test_the_distance_bars_value_labels_are_whole_in_a_narrow_pane(qtbot, width):
+    """ "6.0 m (76%)" was cut at the pane's edge beside the map (the chart's narrowest pane is 240 px)."""
+    from viewer.ui.answer_charts import DistanceBars
+    bars = DistanceBars()
+    bars.resize(width, 330)
+    bars.show()
+    bars.set_answer(3.4, [(0, 2.8), (1, 6.0), (2, 3.4)], list(DEMO_MODELS))
+    texts = [it for it in bars._layer.childItems() if hasattr(it, "text") and it.text().strip()]
+    assert sorted(t.text().strip() for t in texts) == sorted(bars.value_texts) and "6.0 m (76%)" in bars.value_texts
+
+    def cut():
+        """The labels running past the plot's right edge (screen-sized text: its width is in pixels)."""
+        view = bars.vb.mapRectToScene(bars.vb.boundingRect())
+        return [(t.text(), t.scenePos().x() + t.boundingRect().width(), view.right()) for t in texts
+                if t.scenePos().x() + t.boundingRect().width() > view.right() + 0.5]
+    qtbot.waitUntil(lambda: bars.vb.width() > 0, timeout=3000)
+    qtbot.wait(150)                                                   # laid out: its legend placed, the range set
+    assert not cut()
+    bars.resize(width + 60, 330)                                      # and after a resize
+    qtbot.wait(150)
+    assert not cut()
+    bars.hide()
