@@ -65,8 +65,7 @@ class DirectionDial(_Chart):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.item.hideAxis("left")
-        self.item.hideAxis("bottom")
+        self.hide_axes("left", "bottom")
         self.vb.setAspectLocked(True)
         self.vb.setRange(QRectF(-1.7, -1.3, 3.4, 2.6), padding=0)
         # The dial itself never changes: built once, only its labels' texts do.
