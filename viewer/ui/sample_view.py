@@ -23,17 +23,19 @@ from ..core.state import InspectorState
 from ..core.view.plan import MapCanvas, MapFile, MapPlan, ViewPlan, plan
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
-from .geometry_loader import GeometryLoader
+from .geometry_loader import AFTER_THE_VIEWS, GeometryLoader
 from .image_pane import ImagePane
 from .images import ImageCache, image_text, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
 from .option_texts import OptionTexts
+from .plot_items import PlotWithLegend
 from .question_texts import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
 
 VIEW_MAX_SIDE = 1280
+AFTER_THE_LINK = AFTER_THE_VIEWS - 1      # psygnal priority: after the geometry loader links the question
 OPTION_MAX_SIDE = 960
 
 # The charts beside the map, by the name an answer kind gives (`AnswerKind.chart`): a widget class with
@@ -145,6 +147,17 @@ class SampleView(QWidget):
         state.events.map_source.connect(self._source_chosen)
         state.events.frame.connect(self._frame_changed)
         geometry.failed.connect(self._geometry_failed)
+        # Last of all, once the geometry is linked too: the plots laid out before the window paints.
+        state.events.question.connect(self.ready_to_paint, priority=AFTER_THE_LINK)
+
+    def ready_to_paint(self, *_) -> None:
+        """The shown plots (the map, the chart) laid out and their view transforms set now. pyqtgraph does both
+        on its own at the start of the plot's paint, which changes its scene once more and so repaints the
+        window a second time (two to six window paints a question; one or two now)."""
+        for plot in (self.map_panel.view, self.chart_stack.currentWidget()):
+            if isinstance(plot, PlotWithLegend) and plot.isVisible():
+                plot.ci.layout.activate()
+                plot.vb.prepareForPaint()
 
     @property
     def splitters(self) -> list[QSplitter]:
