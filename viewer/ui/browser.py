@@ -11,7 +11,9 @@ user picks a row. A question shown
 that the filters hide clears them. The selected model's answer, error and
 score come right after the truth; the uid column shows the uid's
 distinguishing tail (`Benchmark.short_uid`), the full uid in its tooltip and
-the context menu's Copy uid. The sort is the state's `sort`.
+the context menu's Copy uid. The sort is the state's `sort`. A browser too
+narrow for the selected model's score (a 1280 px window) hides its optional
+columns and narrows the uid until the score is in view (`_fit_columns`).
 """
 from __future__ import annotations
 
