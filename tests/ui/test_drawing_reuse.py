@@ -126,3 +126,24 @@ def test_a_legend_beside_a_tall_plot_keeps_its_entries_one_line_apart(qtbot):
     gaps = np.diff(ys)
     assert (gaps > 0).all() and gaps.max() <= 1.5 * line, (gaps, line)   # not spread down the pane
     assert ys[0] < 0.1 * plot.height()                                      # from the top
+
+
+def test_the_hidden_axes_of_the_map_and_the_dial_do_no_work_at_a_range_change(qtbot, monkeypatch):
+    """A hidden pyqtgraph axis still worked out its ticks and label at every zoom (~3 ms a question): the map's
+    and the dial's axes are unlinked from their views; the bars keep their two axes."""
+    from PyQt6.QtCore import QRectF
+    from pyqtgraph import AxisItem
+
+    from viewer.ui.answer_charts import DirectionDial, DistanceBars
+    from viewer.ui.map_view import MapView
+    calls = []
+    real = AxisItem.linkedViewChanged
+    monkeypatch.setattr(AxisItem, "linkedViewChanged", lambda self, *a: (calls.append(self), real(self, *a))[1])
+    for cls, shown in ((MapView, ()), (DirectionDial, ()), (DistanceBars, ("left", "bottom"))):
+        plot = cls()
+        qtbot.addWidget(plot)
+        calls.clear()
+        plot.vb.setRange(QRectF(0, 0, 10, 5), padding=0)
+        plot.vb.setRange(QRectF(2, 1, 10, 5), padding=0)
+        worked = {name for name in ("left", "bottom", "top", "right") if plot.item.getAxis(name) in calls}
+        assert worked == set(shown), (cls.__name__, worked)

@@ -78,11 +78,11 @@ def test_opening_a_release_can_be_cancelled_from_the_status_bar(qtbot, make_insp
     import viewer.ui.main_window as mw
     real_open = mw.open_session
 
-    def slow_open(path, preds, progress=None):
+    def slow_open(path, preds, progress=None, **options):
         for k in range(500):                         # a release that takes long to read
             time.sleep(0.01)
             progress(k, 500)
-        return real_open(path, preds)
+        return real_open(path, preds, **options)
     monkeypatch.setattr(mw, "open_session", slow_open)
     window, state = make_inspector()
     window.open_release(FIXTURES)

@@ -193,3 +193,17 @@ def test_a_meta_info_finding_shows_the_objects_it_used_from_above(qtbot, make_in
         colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
         assert len(colours) > 3
         assert state.uid == panel.visible_findings()[0].uid
+
+
+def test_the_shown_questions_row_is_in_view_once_the_window_is_laid_out(make_inspector, qtbot):
+    """Opened on a uid, the browser scrolls to its row; the filters wrapping and the docks settling then resize
+    the table, and the row stays in view (it ended a few rows below the table's bottom)."""
+    preds = sorted((GEMINI / "gemini_response").glob("*.json"))
+    win, state = make_inspector(GEMINI / "scannet_questions", preds, uid=f"{SCENE}#14", size=(1600, 1000))
+    settle(qtbot, win)
+    table = win.browser.table
+    assert state.current.uid == f"{SCENE}#14"
+    idx = table.currentIndex()
+    assert int(win.browser.model.rows[idx.row()]) == state.question
+    rect = table.visualRect(idx)
+    assert rect.top() >= 0 and rect.bottom() <= table.viewport().height(), (rect, table.viewport().height())

@@ -176,6 +176,10 @@ def test_each_comparison_puts_b_beside_a(qtbot, window):
             # Beside A on screen too: B's answer column starts where A's score column ends.
             x = [win.browser.table.columnViewportPosition(c) for c in (7, 8)]
             assert x[1] == x[0] + win.browser.table.columnWidth(7)
+            # And in view: the less useful columns give B's answers their room (no sideways scroll).
+            table = win.browser.table
+            b_score = model.column_of(("score", f.model_b))
+            assert table.columnViewportPosition(b_score) + table.columnWidth(b_score) <= table.viewport().width()
         else:
             assert owners == sorted(owners, key=lambda m: (m != f.model, m))
     box.setCurrentIndex(box.findData("none"))
@@ -355,13 +359,51 @@ def test_at_1280_by_800_the_map_its_legend_the_dial_and_the_plots_are_whole(qtbo
     assert box.fontMetrics().horizontalAdvance(box.currentText()) <= box.width() - 20, box.currentText()
 
 
+def score_in_view(win) -> None:
+    """The selected model's score column whole in the browser's viewport, with no sideways scroll."""
+    table, model = win.browser.table, win.browser.model
+    col = model.column_of(("score", win.state.filter.model))
+    right = table.columnViewportPosition(col) + table.columnWidth(col)
+    assert table.horizontalScrollBar().value() == 0
+    assert not table.isColumnHidden(col) and right <= table.viewport().width(), (right, table.viewport().width())
+
+
 def test_at_1600_the_browser_shows_the_selected_models_columns(qtbot, window):
     win, state = window
+    score_in_view(win)
     table, model = win.browser.table, win.browser.model
-    col = model.column_of(("score", state.filter.model))
-    right = table.columnViewportPosition(col) + table.columnWidth(col)
-    assert right <= table.viewport().width(), (right, table.viewport().width())
+    assert not any(table.isColumnHidden(c) for c in range(model.columnCount())), "room for every column"
     assert win.sample_view.map_panel.view.width() >= 300
+
+
+def test_at_1280_the_selected_models_score_is_in_view_and_the_answers_headers_whole(qtbot, inspect_demo):
+    from viewer.ui.browser import UID_MIN_CHARS
+    win, state = inspect_demo(size=NARROW)
+    table, model = win.browser.table, win.browser.model
+    fm = table.fontMetrics()
+    for m in (0, 1, 2, 0):                  # every model selected in turn (their names' widths differ)
+        win.browser.model_box.setCurrentIndex(win.browser.model_box.findData(m))
+        settle(qtbot, win)
+        score_in_view(win)
+        # The uid stays readable (elided in the middle), the truth and the model's answer stay.
+        assert table.columnWidth(model.column_of("uid")) >= fm.horizontalAdvance("0" * UID_MIN_CHARS)
+        for key in ("uid", "truth", ("answer", m), ("error", m)):
+            assert not table.isColumnHidden(model.column_of(key)), key
+    # A column the user asks for from the header's menu comes back (and the table scrolls sideways then).
+    hidden = [k for k in ("row", "scene", "column") if table.isColumnHidden(model.column_of(k))]
+    assert hidden, "at 1280 the browser is too narrow for every column"
+    win.browser.show_column(hidden[0], True)
+    assert not table.isColumnHidden(model.column_of(hidden[0]))
+    win.browser.show_column(hidden[0], False)
+    score_in_view(win)
+    # The answers table's headers whole.
+    answers = win.sample_view.answers
+    header = answers.horizontalHeader()
+    hfm = QFontMetrics(header.font())
+    for c in range(answers.columnCount()):
+        text = answers.horizontalHeaderItem(c).text()
+        assert hfm.horizontalAdvance(text) + 8 <= header.sectionSize(c), (text, header.sectionSize(c))
+        assert answers.horizontalHeaderItem(c).toolTip()
 
 
 # ---------------------------------------------------------------- sorting by score by default
@@ -418,3 +460,28 @@ def test_a_renamed_model_is_found_by_a_saved_view_and_keeps_its_frame_policy(qtb
     bar._session_changed()                                      # the views database opened again
     state.filter = BrowseFilter(model=0, model_b=2)
     assert bar.open_view("baseline view") and state.filter.model == 1
+
+
+@pytest.mark.parametrize("width", [240, 420])
+def test_the_distance_bars_value_labels_are_whole_in_a_narrow_pane(qtbot, width):
+    """ "6.0 m (76%)" was cut at the pane's edge beside the map (the chart's narrowest pane is 240 px)."""
+    from viewer.ui.answer_charts import DistanceBars
+    bars = DistanceBars()
+    bars.resize(width, 330)
+    bars.show()
+    bars.set_answer(3.4, [(0, 2.8), (1, 6.0), (2, 3.4)], list(DEMO_MODELS))
+    texts = [it for it in bars._layer.childItems() if hasattr(it, "text") and it.text().strip()]
+    assert sorted(t.text().strip() for t in texts) == sorted(bars.value_texts) and "6.0 m (76%)" in bars.value_texts
+
+    def cut():
+        """The labels running past the plot's right edge (screen-sized text: its width is in pixels)."""
+        view = bars.vb.mapRectToScene(bars.vb.boundingRect())
+        return [(t.text(), t.scenePos().x() + t.boundingRect().width(), view.right()) for t in texts
+                if t.scenePos().x() + t.boundingRect().width() > view.right() + 0.5]
+    qtbot.waitUntil(lambda: bars.vb.width() > 0, timeout=3000)
+    qtbot.wait(150)                                                   # laid out: its legend placed, the range set
+    assert not cut()
+    bars.resize(width + 60, 330)                                      # and after a resize
+    qtbot.wait(150)
+    assert not cut()
+    bars.hide()

@@ -8,6 +8,10 @@ def open_release(qtbot, win, path, predictions=(), uid=None):
 
 
 def settle(qtbot, win, timeout=30000):
-    """Wait for the window's background work; a view that failed to draw fails the test."""
+    """Wait for the window's background work, then let the posted layouts and repaints run (a question whose
+    media are cached is shown with no job at all, so waiting for jobs alone would not run the event loop); a
+    view that failed to draw fails the test."""
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=timeout)
+    qtbot.wait(1)
     qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=timeout)
     assert not win.jobs.callback_errors, win.jobs.callback_errors[0]

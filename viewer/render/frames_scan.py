@@ -118,6 +118,12 @@ def _video_facts(path: str) -> _Facts | None:
     return _FACTS.get(stamp) if stamp is not None else None
 
 
+def facts_known(path: str) -> bool:
+    """Whether `model_sheet(path, ..., images=False)` needs no file opened (the video was measured before):
+    then it takes well under a millisecond, and the window computes it at once rather than in a job."""
+    return _video_facts(path) is not None
+
+
 def _remember_facts(path: str, reader) -> None:
     stamp = _stamp(path)
     if stamp is not None:

@@ -65,8 +65,7 @@ class DirectionDial(_Chart):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.item.hideAxis("left")
-        self.item.hideAxis("bottom")
+        self.hide_axes("left", "bottom")
         self.vb.setAspectLocked(True)
         self.vb.setRange(QRectF(-1.7, -1.3, 3.4, 2.6), padding=0)
         # The dial itself never changes: built once, only its labels' texts do.
@@ -150,6 +149,8 @@ class DistanceBars(_Chart):
         self.value_texts: list[str] = []          # the bars' labels as drawn, truth first
         self.item.showGrid(x=True, y=False, alpha=0.3)
         self._set_axis(METRES.axis)
+        self.clear_chart()
+        self.vb.sigResized.connect(lambda _vb: self._fit_range())
 
     def _set_axis(self, text: str) -> None:
         if text != self._axis:
@@ -196,7 +197,26 @@ class DistanceBars(_Chart):
                 text += f" ({100 * rel:.0f}%)" if np.isfinite(rel) else ""
             self.value_texts.append(text)
             x = min(max(v, 0.0), edge * 1.2) if math.isfinite(v) else edge * 1.2
-            self.add(label("  " + text, x, y, QColor(40, 40, 40), anchor=(0, 0.5)))
+            item = self.add(label("  " + text, x, y, QColor(40, 40, 40), anchor=(0, 0.5)))
+            self._labels.append((x, item.boundingRect().width()))
         self.item.getAxis("left").setTicks([ticks])
-        hi = edge * 1.8                                  # room for the value labels
-        self.vb.setRange(xRange=(0, hi), yRange=(-0.6, max(n, 1) - 0.4), padding=0)
+        self._edge, self._rows = edge, n
+        self._fit_range()
+
+    def _fit_range(self) -> None:
+        """The x range with room for every value label right of its bar, in the pane's width: "6.0 m (76%)"
+        was cut at the pane's edge (a fixed 1.8 times the longest bar left too little room in 240 px)."""
+        if self._edge is None:
+            return
+        hi = self._edge * 1.8
+        px = self.vb.width()
+        for x, w in self._labels:
+            if 0 < w + 4 < px:                           # x / hi of the width, then the label: hi >= x / (1 - w/px)
+                hi = max(hi, x / (1 - (w + 4) / px))
+        self.vb.setRange(xRange=(0, hi), yRange=(-0.6, max(self._rows, 1) - 0.4), padding=0)
+
+    def clear_chart(self) -> None:
+        super().clear_chart()
+        self._labels: list[tuple[float, float]] = []       # each value label: its x and its width in pixels
+        self._edge: float | None = None
+

@@ -11,12 +11,14 @@ user picks a row. A question shown
 that the filters hide clears them. The selected model's answer, error and
 score come right after the truth; the uid column shows the uid's
 distinguishing tail (`Benchmark.short_uid`), the full uid in its tooltip and
-the context menu's Copy uid. The sort is the state's `sort`.
+the context menu's Copy uid. The sort is the state's `sort`. A browser too
+narrow for the selected model's score (a 1280 px window) hides its optional
+columns and narrows the uid until the score is in view (`_fit_columns`).
 """
 from __future__ import annotations
 
 import numpy as np
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PyQt6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt
 from PyQt6.QtGui import QBrush, QGuiApplication
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -41,6 +43,11 @@ from .bindings import Bindings, signals_blocked
 from .flow_layout import FlowLayout
 
 _FIXED = [("#", "row"), ("uid", "uid"), ("scene", "scene"), ("task", "column"), ("truth", "truth")]
+# Hidden, in this order, while the browser is too narrow to show the selected model's score beside them (1280 px
+# windows), the uid being narrowed (elided in the middle) down to UID_MIN_CHARS first: the header above the
+# sample and the scene and task filters say the same; the header's context menu shows them again.
+OPTIONAL = ("row", "scene", "column")
+UID_MIN_CHARS = 11
 # After the models: the target in k of the N frames the selected model's policy samples (ui/target_k.py).
 _TRAILING = [("k", "target_k")]
 _PER_MODEL = [("answer", "answer"), ("error", "error"), ("score", "score")]
@@ -298,6 +305,10 @@ class BrowserPanel(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(False)
         hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        hh.customContextMenuRequested.connect(self._header_menu)
+        self._chosen: dict[str, bool] = {}          # optional columns the user showed (True) or hid (False)
+        self.table.viewport().installEventFilter(self)             # refits the columns (`_fit_columns`)
 
         # One flow of filters: two lines at 1600 px, more when the browser is narrow (1280 px), so the
         # boxes' widths never hold the browser wide and the map keeps its room.
@@ -410,13 +421,70 @@ class BrowserPanel(QWidget):
             self._widths[key, self.model.headerData(col, Qt.Orientation.Horizontal)] = width
             self.table.setColumnWidth(col, width)
 
-    def preferred_width(self) -> int:
-        """The width that shows the table's columns up to the selected model's score, scroll bar included."""
-        shown = 0
-        for col in range(self.model.columnCount()):
-            shown += self.table.columnWidth(col)
-            if self.model.key_of_column(col) == ("score", self.model.first_model):
+        self._fit_columns()
+
+    def _natural_width(self, col: int) -> int:
+        key = self.model.key_of_column(col)
+        return self._widths.get((key, self.model.headerData(col, Qt.Orientation.Horizontal)),
+                                self.table.columnWidth(col))
+
+    def _up_to_score(self) -> list[int]:
+        """The columns from the first to the selected model's score, or B's while A is compared with B (its
+        columns follow A's); all of them without a selected model."""
+        cols = list(range(self.model.columnCount()))
+        last = self.model.second_model if self.model.second_model is not None else self.model.first_model
+        score = ("score", last)
+        return next((cols[:c + 1] for c in cols if self.model.key_of_column(c) == score), cols)
+
+    def _fit_columns(self) -> None:
+        """The selected model's score in view without scrolling sideways (a 1280 px window): the optional
+        columns the user did not choose are hidden, in order, and the uid narrowed (down to UID_MIN_CHARS)
+        while it would not be; all shown when there is room."""
+        if self.session is None or not self.model.columnCount():
+            return
+        room = self.table.viewport().width()
+        cols = self._up_to_score()
+        uid = self.model.column_of("uid")
+        natural = self._natural_width(uid)
+        least = min(natural, self.fontMetrics().horizontalAdvance("0" * UID_MIN_CHARS) + 10)
+        hidden = {k for k, shown in self._chosen.items() if not shown}
+        for key in (None, *OPTIONAL):
+            if key is not None and key not in self._chosen:
+                hidden.add(key)
+            needed = sum(self._natural_width(c) for c in cols if self.model.key_of_column(c) not in hidden)
+            if needed - (natural - least) <= room:
                 break
+        for key in OPTIONAL:
+            self.table.setColumnHidden(self.model.column_of(key), key in hidden)
+        self.table.setColumnWidth(uid, max(least, min(natural, natural - (needed - room))))
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and obj is self.table.viewport():
+            self._fit_columns()
+            self._show_current()        # the shown question's row stays in view as the table is laid out
+        return False
+
+    def _header_menu(self, pos) -> None:
+        """Show or hide the optional columns (the user's choice then holds at every width)."""
+        menu = QMenu(self)
+        for key in OPTIONAL:
+            col = self.model.column_of(key) if self.session is not None else -1
+            title = dict((k, t) for t, k in _FIXED)[key]
+            a = menu.addAction(f"{title} column")
+            a.setCheckable(True)
+            a.setChecked(col >= 0 and not self.table.isColumnHidden(col))
+            a.toggled.connect(lambda on, k=key: self.show_column(k, on))
+        menu.exec(self.table.horizontalHeader().mapToGlobal(pos))
+
+    def show_column(self, key: str, shown: bool) -> None:
+        self._chosen[key] = shown
+        self._fit_columns()
+
+    def preferred_width(self) -> int:
+        """The width that shows the table's columns up to the selected model's score, scroll bar included (the
+        optional columns too, unless the user hid them)."""
+        shown = sum(self._natural_width(c) for c in self._up_to_score()
+                    if self._chosen.get(self.model.key_of_column(c), True))
         frame = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
         m = self.layout().contentsMargins()
         return shown + frame + m.left() + m.right()

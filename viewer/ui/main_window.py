@@ -47,6 +47,7 @@ from .target_k import ScoreVsK, TargetKBar
 from .timeline import TimelineMarks
 
 MAX_RECENT = 8
+BUSY_DELAY_MS = 300           # work shorter than this shows no busy bar (ui/jobs.py: most jobs take a few ms)
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
 BROWSER_SHARE = 0.35
@@ -179,6 +180,8 @@ class MainWindow(QMainWindow):
         self.sample_view.problem.connect(self._add_problem)             # an image that cannot be shown
         self.meshProblem.connect(self._add_problem)                      # a scene mesh refused (boxes drawn)
         self.assets.on_problem = lambda text: self.meshProblem.emit("error", text)     # from a pool thread
+        self._busy_timer = QTimer(self, singleShot=True, interval=BUSY_DELAY_MS)
+        self._busy_timer.timeout.connect(self._show_busy)
         self.jobs.pendingChanged.connect(self._pending_changed)
         self.jobs.progress.connect(self._job_progress)
         self.restore_layout()
@@ -447,12 +450,24 @@ class MainWindow(QMainWindow):
         self.status_label.setToolTip(text)
 
     def _pending_changed(self, n: int) -> None:
-        self.cancel_button.setVisible(bool(self.jobs.cancellable))
+        """The busy bar and Cancel come on only when work lasts BUSY_DELAY_MS: a question's image or frame
+        decoded in a few milliseconds must not show and hide them (two status bar layouts and repaints)."""
         if n == 0:
+            self._busy_timer.stop()
             self.progress.hide()
-        elif not self.progress.isVisible():
-            self.progress.setRange(0, 0)
-            self.progress.show()
+            self.cancel_button.hide()
+        elif not self.jobs.cancellable:
+            self.cancel_button.hide()
+        if n and not self._busy_timer.isActive() and not (self.progress.isVisible()
+                                                          and self.cancel_button.isVisible()):
+            self._busy_timer.start()
+
+    def _show_busy(self) -> None:
+        if self.jobs.pending:
+            self.cancel_button.setVisible(bool(self.jobs.cancellable))
+            if not self.progress.isVisible():
+                self.progress.setRange(0, 0)
+                self.progress.show()
 
     def _job_progress(self, label: str, done: int, total: int) -> None:
         if total:

@@ -60,8 +60,7 @@ def time_colors(n: int) -> list[QColor]:
 class MapView(PlotWithLegend):
     def __init__(self, parent=None):
         super().__init__(QColor(40, 40, 44), (235, 235, 235), parent)
-        self.item.hideAxis("left")
-        self.item.hideAxis("bottom")
+        self.hide_axes("left", "bottom")
         self.vb.invertY(True)
         self.vb.setAspectLocked(True)
         self.image_item = pg.ImageItem(axisOrder="row-major")

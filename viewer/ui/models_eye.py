@@ -18,6 +18,7 @@ from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePo
 from ..core.frames.sampling import PolicyError, parse_policy
 from ..core.state import InspectorState
 from ..core.timeline import marked_in_video, video_path
+from ..render.video import VideoError
 from .images import array_to_qimage
 from .jobs import Jobs
 
@@ -200,10 +201,22 @@ class ModelsEyePanel(QWidget):
         if policy is None and explicit is None:
             self._show(None, "no frame policy for this model")
             return
-        from ..render.frames_scan import model_sheet
+        from ..render.frames_scan import facts_known, model_sheet
         # Off screen (another tab raised): the sampled indices alone, for the scrubber's ticks; the frames are
         # decoded when the sheet comes on screen (set_on_screen), not on every question.
         self._indices_only = not self._on_screen
+        if self._indices_only and facts_known(path):
+            # A video measured before: the indices are arithmetic, shown now. A job would land after the
+            # question's first paint and repaint the window (scrubber, status bar's busy bar) once more.
+            self.jobs.cancel_lane("models_eye")          # a job still running for this lane is stale
+            try:
+                sheet = model_sheet(path, policy, marked_in_video(q), logged=logged, explicit=explicit,
+                                    images=False)
+            except (PolicyError, VideoError) as e:
+                self._show(None, str(e))
+                return
+            self._show(sheet)
+            return
         self.status.setText("reading frames…")
         self.jobs.submit(partial(model_sheet, logged=logged, explicit=explicit, images=not self._indices_only),
                          path, policy, marked_in_video(q),

@@ -81,6 +81,9 @@ class PromptView(QTextBrowser):
         super().__init__(parent)
         self.state = state
         self.setOpenLinks(False)
+        # The scroll bar kept: shown for a long prompt and hidden for a short one, it resized the text's
+        # viewport at every other question, laying the text out twice and repainting the pane around it.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.anchorClicked.connect(self._clicked)
         for signal in (state.events.session, state.events.question):
             signal.connect(lambda: self.show_question(state.current))
@@ -119,12 +122,19 @@ class AnswersTable(QTableWidget):
 
     The check box by a model's name shows or hides it on the map, 3D view, charts and exports.
     """
-    _HEAD = ["model", "answer", "error", "score", "raw answer / parse status"]
+    # Short headers, said in full in their tooltips: "raw answer / parse status" was cut at 1280 px.
+    _HEAD = ["model", "answer", "error", "score", "raw answer"]
+    _HEAD_TIPS = ["the model (its check box shows or hides it on the map, 3D view, charts and exports)",
+                  "the answer as parsed from the model's text", "the error against the ground truth",
+                  "the score, from 0 (wrong) to 1 (right)",
+                  "the model's text as it answered; when it could not be parsed or scored, why, first"]
 
     def __init__(self, state: InspectorState, parent=None):
         super().__init__(0, len(self._HEAD), parent)
         self.state = state
         self.setHorizontalHeaderLabels(self._HEAD)
+        for c, tip in enumerate(self._HEAD_TIPS):
+            self.horizontalHeaderItem(c).setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.verticalHeader().setVisible(False)
@@ -162,25 +172,33 @@ class AnswersTable(QTableWidget):
 
     def show_question(self, session: Session | None, qi: int | None) -> None:
         results = session.results if session is not None and qi is not None else []
-        self.setRowCount(len(results))
+        if self.rowCount() != len(results):
+            self.setRowCount(len(results))
         for m, r in enumerate(results):
             rel = session.release
-            name = QTableWidgetItem(f"● {r.model}")
-            name.setForeground(QBrush(style.model_color(m)))
-            name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            name.setToolTip("shown on the map, in the 3D view, the charts and exports")
-            answer = QTableWidgetItem(browse.answer_text(r, rel, qi))
-            error = QTableWidgetItem(browse.error_text(r, rel, qi))
-            score = QTableWidgetItem(browse.score_text(r, qi))
-            s = float(r.score[qi])
-            if not np.isnan(s):
-                score.setBackground(QBrush(style.score_color(s)))
             raw = r.raw[qi]
             raw_text = "" if raw is None else " ".join(str(raw).split())
             status = browse.status_text(r, qi)
-            detail = QTableWidgetItem(raw_text if r.status[qi] == "ok" else f"{status} — {raw_text}")
-            detail.setToolTip("" if raw is None else str(raw)[:2000])
-            for c, item in enumerate((name, answer, error, score, detail)):
-                if c in (1, 2, 3):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.setItem(m, c, item)
+            s = float(r.score[qi])
+            texts = (f"● {r.model}", browse.answer_text(r, rel, qi), browse.error_text(r, rel, qi),
+                     browse.score_text(r, qi), raw_text if r.status[qi] == "ok" else f"{status} — {raw_text}")
+            if self.item(m, 0) is None:
+                self._new_row(m)
+            # The row's items are kept and their texts set: an item made anew per cell and question cost
+            # ~0.3 ms each (inserted, laid out, the old one deleted); a text that did not change costs nothing.
+            for c, text in enumerate(texts):
+                item = self.item(m, c)
+                if item.text() != text:
+                    item.setText(text)
+            self.item(m, 0).setForeground(QBrush(style.model_color(m)))
+            self.item(m, 3).setBackground(QBrush() if np.isnan(s) else QBrush(style.score_color(s)))
+            self.item(m, 4).setToolTip("" if raw is None else str(raw)[:2000])
+
+    def _new_row(self, m: int) -> None:
+        name = QTableWidgetItem()
+        name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        name.setToolTip("shown on the map, in the 3D view, the charts and exports")
+        for c, item in enumerate((name, *(QTableWidgetItem() for _ in range(4)))):
+            if c in (1, 2, 3):
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.setItem(m, c, item)

@@ -23,17 +23,19 @@ from ..core.state import InspectorState
 from ..core.view.plan import MapCanvas, MapFile, MapPlan, ViewPlan, plan
 from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
-from .geometry_loader import GeometryLoader
+from .geometry_loader import AFTER_THE_VIEWS, GeometryLoader
 from .image_pane import ImagePane
 from .images import ImageCache, image_text, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
 from .option_texts import OptionTexts
+from .plot_items import PlotWithLegend
 from .question_texts import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
 
 VIEW_MAX_SIDE = 1280
+AFTER_THE_LINK = AFTER_THE_VIEWS - 1      # psygnal priority: after the geometry loader links the question
 OPTION_MAX_SIDE = 960
 
 # The charts beside the map, by the name an answer kind gives (`AnswerKind.chart`): a widget class with
@@ -145,6 +147,17 @@ class SampleView(QWidget):
         state.events.map_source.connect(self._source_chosen)
         state.events.frame.connect(self._frame_changed)
         geometry.failed.connect(self._geometry_failed)
+        # Last of all, once the geometry is linked too: the plots laid out before the window paints.
+        state.events.question.connect(self.ready_to_paint, priority=AFTER_THE_LINK)
+
+    def ready_to_paint(self, *_) -> None:
+        """The shown plots (the map, the chart) laid out and their view transforms set now. pyqtgraph does both
+        on its own at the start of the plot's paint, which changes its scene once more and so repaints the
+        window a second time (two to six window paints a question; one or two now)."""
+        for plot in (self.map_panel.view, self.chart_stack.currentWidget()):
+            if isinstance(plot, PlotWithLegend) and plot.isVisible():
+                plot.ci.layout.activate()
+                plot.vb.prepareForPaint()
 
     @property
     def splitters(self) -> list[QSplitter]:
@@ -217,11 +230,17 @@ class SampleView(QWidget):
             ref = q.video
             self.player.set_video(None, "This question has no video." if ref is None else
                                   f"Video {ref.name!r}: {ref.problem or 'missing'}")
-        self.tabs.setTabEnabled(1, False)
+        if g is None and not self.geometry_loader.links_at_once(q):
+            self._enable_3d(False)                # until the scene is read (else enabled right after this)
         self.view3d.set_scene(None, None, "loading the scene…" if self.geometry_loader.has_scenes else
                               "This release has no scene metadata (scenes/<scene>/scene.json).")
         if g is not None:
             self._geometry_ready(g)
+
+    def _enable_3d(self, on: bool) -> None:
+        """The 3D tab on or off; set only when it changes (the tab bar is laid out and repainted at each set)."""
+        if self.tabs.isTabEnabled(1) != on:
+            self.tabs.setTabEnabled(1, on)
 
     def _models_shown(self) -> None:
         """Models were shown or hidden: only the answer views change (the video keeps its frame)."""
@@ -252,9 +271,10 @@ class SampleView(QWidget):
         if not self._picks(q):
             self._show_map(p)
         if g.scene is None:
+            self._enable_3d(False)
             self.view3d.set_scene(None, None, "; ".join(g.problems))
             return
-        self.tabs.setTabEnabled(1, True)
+        self._enable_3d(True)
         if not (q.video is not None and q.video.exists) and g.video is not None and g.video.file:
             self.player.set_video(g.video.file, fps=g.video.fps, boxes=p.boxes)
         elif q.video is not None and q.video.exists:
@@ -277,7 +297,7 @@ class SampleView(QWidget):
             self.scene_info.setText(f"scene {alone}, opened alone: it cannot be read")
             return
         self.scene_info.setText(scene_info(g.scene))
-        self.tabs.setTabEnabled(1, True)
+        self._enable_3d(True)
         self.text_split.setVisible(False)          # no prompt, no answers
         self.header.setVisible(False)
         self.media_split.setVisible(g.video is not None and bool(g.video.file))

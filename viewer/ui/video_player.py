@@ -217,6 +217,14 @@ class VideoPlayer(QWidget):
         self._wanted = index
         if self._in_flight:
             return                                   # the newest request is sent when this one lands
+        if index == 0 and self.path is not None:
+            first = self.source.first_frame(self.path)
+            if first is not None:
+                # The next question of the same video starts at its first frame, decoded before: shown now,
+                # in the question's one paint, rather than by a job landing after it.
+                self._wanted = None
+                self._show(*first)
+                return
         self._in_flight = True
         path = self.path
         self.jobs.submit(self.source.decode, path, index, label="decoding video",
