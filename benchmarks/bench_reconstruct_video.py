@@ -134,25 +134,30 @@ def _timed(fn, *args, **kw):
 
 
 def make_demos(folder: Path, seed: int, scenes: int) -> tuple[Path, Path, dict]:
-    """The textured release without scenes and the flat one with them (the truth), and what each cost."""
-    from viewer.core.release import load_release
+    """The textured release without scenes and the flat one with them (the truth), and what each cost. In a
+    kept folder that holds them already (with their cost.json), they are not made again."""
     from viewer.demo.generate import generate_demo
     from viewer.demo.scenebuild import DemoConfig
-    textured, flat = folder / "textured", folder / "flat"
+    textured, flat, stored = folder / "textured", folder / "flat", folder / "cost.json"
+    if stored.is_file() and (textured / "demo.json").is_file() and (flat / "demo.json").is_file():
+        return textured, flat, json.loads(stored.read_text())
     quiet = lambda msg: None  # noqa: E731
     _, tw, tc = _timed(generate_demo, textured, scenes, seed, config=DemoConfig(textured=True),
                        with_scenes=False, log=quiet)
     _, fw, fc = _timed(generate_demo, flat, scenes, seed, log=quiet)
-    a, b = load_release(textured), load_release(flat)
-    same = [(q.uid, q.answer) for q in a.questions] == [(q.uid, q.answer) for q in b.questions]
-    if not same:
+
+    def asked(root):
+        recs = [json.loads(line) for line in (root / "questions.jsonl").read_text().splitlines()]
+        return [(r["uid"], r["answer"]) for r in recs]
+    if asked(textured) != asked(flat):
         raise SystemExit("the textured release asks other questions than the flat one of the same seed")
-    size = sum(p.stat().st_size for p in textured.rglob("*") if p.is_file())
-    flat_size = sum(p.stat().st_size for p in flat.rglob("*") if p.is_file() and p.suffix == ".mp4")
-    tex_videos = sum(p.stat().st_size for p in textured.rglob("*.mp4"))
+
+    def mb(files):
+        return round(sum(p.stat().st_size for p in files if p.is_file()) / 1e6, 1)
     cost = {"textured_wall_s": round(tw, 1), "textured_cpu_s": round(tc, 1), "flat_wall_s": round(fw, 1),
-            "flat_cpu_s": round(fc, 1), "textured_release_mb": round(size / 1e6, 1),
-            "textured_videos_mb": round(tex_videos / 1e6, 1), "flat_videos_mb": round(flat_size / 1e6, 1)}
+            "flat_cpu_s": round(fc, 1), "textured_release_mb": mb(textured.rglob("*")),
+            "textured_videos_mb": mb(textured.rglob("*.mp4")), "flat_videos_mb": mb(flat.rglob("*.mp4"))}
+    stored.write_text(json.dumps(cost))
     return textured, flat, cost
 
 
