@@ -31,7 +31,7 @@ from .model import Intrinsics
 FORMAT = "gst-sfm/1"
 # The pipeline's version, part of every cache key (`sfm_cache_file`): bump it when a change of settings
 # changes results, so that the scene sources stop serving the old ones.
-PIPELINE_VERSION = "2"
+PIPELINE_VERSION = "1"
 
 
 @dataclass

@@ -14,7 +14,7 @@ import numpy as np
 from ...core.scene.sfm_result import QueryPose
 from .bridge import _lookup, unit, verified_pairs
 
-CANDIDATES = 20          # registered frames a query view is matched with, the most alike by the bag of words
+CANDIDATES = 10          # registered frames a query view is matched with, the most alike by the bag of words
 MIN_INLIERS = 12         # fewer 2D-3D inliers than this: not localised
 RATIO = 0.8              # Lowe's ratio test
 FULL_INLIERS = 60        # confidence saturates at this many inliers...
@@ -146,16 +146,12 @@ def localise_image(run, name: str, path: str) -> QueryPose:
     index = {n: i for i, n in enumerate(run.order)}
     h_q = run.bow.histogram(desc)
     sims = run.bow.histograms[[index[n] for n in registered]] @ h_q
-    links = []
+    links, best = [], 0
     for i in np.argsort(-sims)[:CANDIDATES]:
         frame = registered[int(i)]
         qi, fi = _match(dq, unit(run.descriptors[frame]))
+        best = max(best, len(qi))
         links.append((frame, qi, fi))
-    # A keypoint takes the 3D point of the frame it matches best first: the frame with the most matches is the
-    # likeliest to see the same place (the bag of words' ranking is coarser). A query view stands away from the
-    # walk, so its most alike frames by words were often not those that share its 3D points.
-    links.sort(key=lambda link: -len(link[1]))
-    best = len(links[0][1]) if links else 0
     xy, xyz = _gather(model, kp, links)
     if not len(xy):
         return QueryPose(name, nan, why=f"it matches no 3D point of the model (best frame: {best} matches)")
