@@ -162,11 +162,14 @@ def make_demos(folder: Path, seed: int, scenes: int) -> tuple[Path, Path, dict]:
 
 
 def main_walks(release) -> dict[str, str]:
-    """scene → its main walk's video (the one the Pos questions name; not a red-box copy or a sub-trajectory)."""
-    out = {}
+    """scene → its main walk's video: of the videos its questions with a query view name, the shortest file name
+    (a red-box copy is named after its walk, `video0_obj_<target>`, as the sfm scene source relies on too)."""
+    out: dict[str, str] = {}
     for q in release.each_question():
         if q.column is not None and q.column.has_view and q.video is not None and q.video.path:
-            out.setdefault(q.scene, q.video.path)
+            old = out.get(q.scene)
+            if old is None or len(os.path.basename(q.video.path)) < len(os.path.basename(old)):
+                out[q.scene] = q.video.path
     return out
 
 
