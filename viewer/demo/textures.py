@@ -2,7 +2,7 @@
 
 Flat-shaded renders hold 50-100 SIFT keypoints a frame, too few for structure
 from motion to follow the camera (issue 33). Here every surface gets a
-material: wood grain, floor tiles, wallpaper with pictures, fabric, plaster.
+material: wood grain, floor tiles, sponge-painted wallpaper with pictures, fabric, plaster.
 A material is one function of the 3D hit point, its normal, the surface's own
 colour and a seed, so the pattern is fixed to the surface (the same wall
 spot has the same colour in every frame, as SfM needs) and the same seed
@@ -12,7 +12,7 @@ the look (and the category colours) of the flat render.
 All patterns are 2D, in the plane of the face's dominant axis (every wall,
 floor and ceiling of the demo is axis-aligned; furniture faces turned by a
 yaw are sampled in the nearer axis plane). Per-cell choices (a tile's shade,
-a motif's size, where a picture hangs) hash the cell's integer coordinates
+a wall's tint, where a picture hangs) hash the cell's integer coordinates
 with the seed; smooth noise is looked up in a periodic table of value noise
 drawn from the seed. All vectorised over the pixels that hit. Patterns are
 mostly 2 cm and larger, about a pixel at 3 m at the demo's 400x320 (the
@@ -155,26 +155,22 @@ def ceiling(points, normals, base, seed):
 
 
 def wallpaper(points, normals, base, seed):
-    """Wallpaper: a tint per wall face, rows of motifs (size and shade per motif), stains,
-    and framed pictures on some 1.4 m stretches at eye height. Each wall face (axis, side,
-    position) draws its own offsets, so two parallel walls do not look alike."""
+    """Sponge-painted wallpaper: a tint per wall face, irregular blots at two scales that never repeat
+    (thresholded noise, offset per wall), and framed pictures on some stretches at eye height. A
+    periodic motif (the first version's rows of discs) gave SIFT the same descriptor at every disc:
+    matches between frames went to the wrong disc, and the path broke in small rooms (issue 33)."""
     u, v, w, face = planar(points, normals)
     # Wall faces lie on a 1 cm grid (room corners rounded to cm, walls 10 cm thick): bins of 0.37 m
     # from 0.1234 never split one, so a face keeps one bin in every frame.
     wall = np.floor((w - 0.1234) / 0.37).astype(np.int32) * 8 + face
     tint = cell_random(wall, face, seed + 11)
-    # Motifs: discs on a half-offset lattice of 0.22 m, radius and shade drawn per disc.
-    pitch = 0.22
-    frow = np.floor(v / pitch)
-    row = frow.astype(np.int32)
-    uu = u / pitch + (row & 1).astype(np.float32) * np.float32(0.5) + tint * 7.0
-    fcol = np.floor(uu)
-    radius, dark = _two_randoms(fcol.astype(np.int32), row * 131 + wall, seed + 13)
-    du, dv = uu - fcol - 0.5, v / pitch - frow - 0.5
-    radius = 0.16 + 0.2 * radius
-    disc = du * du + dv * dv < radius * radius
-    factor = np.where(disc, 0.62 + 0.5 * dark, np.float32(1.0))
-    factor *= (0.86 + 0.12 * tint) * (0.85 + 0.25 * fbm(u * 2.0 + _offset(face, 13.1), v * 2.0, seed))
+    o = (wall % 997).astype(np.float32) * np.float32(3.71)         # each wall its own stretch of noise
+    big = fbm(u * 3.0 + o, v * 3.0 + o * 0.61, seed + 101)
+    small = fbm(u * 7.0 + o * 1.37, v * 7.0, seed + 103)
+    blot = np.clip((big - 0.55) * 20.0, 0.0, 1.0)                 # crisp-edged, irregular
+    fleck = np.clip((small - 0.58) * 24.0, 0.0, 1.0)
+    factor = (0.88 + 0.12 * tint) * (1.0 - 0.34 * blot) * (1.0 - 0.28 * fleck)
+    factor *= 0.9 + 0.2 * fbm(u * 1.2 + _offset(face, 13.1), v * 1.2, seed)
     return _pictures(_shade(base, factor), u, v, wall, seed)
 
 
