@@ -11,6 +11,7 @@ from .answers import LENIENT, MISSING, RESCUES, STRICT, check_profile, is_scored
 from .diagnostics import Diagnostics
 from .kinds import WIDTH
 from .predictions import PredictionSet
+from .predictions.formats import AnswersInOrder
 from .release import Release
 
 
@@ -115,10 +116,16 @@ def evaluate(release: Release, preds: PredictionSet,
     read_as, n_given = preds.read_as, len(preds.raw)
     preds = release.benchmark.prepare_predictions(release, preds)
     n = len(release)
-    keys = list(preds.raw)
-    answers = list(preds.raw.values())
-    get = release.index.get
-    found = np.fromiter(map(get, keys, repeat(-1)), np.int64, len(keys))
+    given = preds.raw
+    if type(given) is AnswersInOrder and type(release.uids) is list and given.uids == release.uids:
+        # The release's uids in its order, each once (a file written by running the benchmark): matched by
+        # one comparison of the two lists, not by looking up each uid.
+        keys, answers = given.uids, given.answers
+        found = np.arange(n, dtype=np.int64)
+    else:
+        keys = list(given)
+        answers = list(given.values())
+        found = np.fromiter(map(release.index.get, keys, repeat(-1)), np.int64, len(keys))
     unknown = []
     by_position, refused = match_by_position(release, preds, [keys[j] for j in np.flatnonzero(found < 0).tolist()])
     for j in np.flatnonzero(found < 0).tolist():
@@ -135,7 +142,10 @@ def evaluate(release: Release, preds: PredictionSet,
         # session's models (22 models of 200,000 answers held 4.4 million strings). Long answers rarely
         # repeat and are left as they are, so the table never holds every reasoning text twice over.
         texts = parse_cache.setdefault(SHARED_TEXTS, {})
-        kept = [texts.setdefault(a, a) if type(a) is str and len(a) <= SHARED_TEXT_LENGTH else a for a in kept]
+        if kept and set(map(type, kept)) == {str} and max(map(len, kept)) <= SHARED_TEXT_LENGTH:
+            kept = list(map(texts.setdefault, kept, kept))      # all short texts, the usual file: C-level
+        else:
+            kept = [texts.setdefault(a, a) if type(a) is str and len(a) <= SHARED_TEXT_LENGTH else a for a in kept]
     # fromiter keeps each answer whole, even one that is a JSON list.
     raw[found[ok]] = np.fromiter(kept, dtype=object, count=len(kept))
     present = np.zeros(n, bool)
