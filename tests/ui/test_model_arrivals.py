@@ -43,7 +43,12 @@ def test_models_arrive_after_the_release_and_end_as_one_open(make_inspector, dem
     seen_at_open, joined = [], []
     state.events.session.connect(lambda s: seen_at_open.append((len(s.release), state.models)))
     state.events.models.connect(lambda models: joined.append(models))
+    labels, submit = [], win.jobs.submit
+    monkeypatch.setattr(win.jobs, "submit", lambda *a, **k: labels.append(k.get("label")) or submit(*a, **k))
     open_release(qtbot, win, root, preds)
+    # Work over every model waits for the last: the k column is found once, as when all came at once.
+    assert labels.count("finding the target in the sampled frames") == 1 and not state.models_arriving
+    assert sum(str(x).startswith("scoring ") for x in labels) == len(preds)
     # The release was shown with no model; then the models came one file at a time, in file order.
     assert seen_at_open == [(84, ())]
     names = [r.model for r in win.session.results]

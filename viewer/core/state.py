@@ -21,6 +21,8 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   stage                   presentation mode's stage (`storyboard.TALK_STAGES`)
   frame_policies          which frames each model is given (core.frames.FramePolicies: the window's
                           `--frames [NAME=]POLICY`, changed per model in the Model's-eye dock)
+  models_arriving         the release is shown and its models are still being scored (ui/model_arrivals):
+                          work over every model (the k column) waits for the last
 
 `session_serial` and `question_serial` count changes of release and of
 question; background jobs carry them to drop results that came too late.
@@ -82,6 +84,7 @@ class InspectorState:
     map_source: MapSource | None = None
     stage: str = QUESTION
     frame_policies: FramePolicies = field(default_factory=default_frame_policies)
+    models_arriving: bool = False
 
     def __post_init__(self) -> None:
         self.session_serial = 0

@@ -409,6 +409,7 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
+        self.state.models_arriving = bool(predictions)      # set before `open`: its listeners see it
         self.state.open(session, path)
         if self._docks_settled:
             self._size_browser()
@@ -427,6 +428,9 @@ class MainWindow(QMainWindow):
 
     def _models_arrived(self, path: str, session: Session, bad_uid: str | None, cancelled: bool = False) -> None:
         self._arrivals = None
+        self.state.models_arriving = False
+        if self._docks_settled:
+            self._size_browser()
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
@@ -571,7 +575,8 @@ class MainWindow(QMainWindow):
         w = self.width()
         wanted = max(BROWSER_SHARE * w, min(self.browser.preferred_width(), w - CENTRE_ROOM))
         self.resizeDocks([self.browser_dock], [int(wanted)], Qt.Orientation.Horizontal)
-        self._browser_sized = self.session is not None
+        # Sized again once a release's models have arrived: their columns are what it makes room for.
+        self._browser_sized = self.session is not None and not self.state.models_arriving
 
     def restore_layout(self) -> None:
         geom = self.settings.value("window/geometry")
