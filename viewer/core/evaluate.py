@@ -1,6 +1,7 @@
 """Scoring a model's predictions against a release, and the Table 1 leaderboard."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -350,20 +351,29 @@ def random_baseline(release: Release) -> dict[str, float | None]:
 
 
 def leaderboard(release: Release, results: list[ModelResult], profile: str = STRICT,
-                random_row: dict[str, float | None] | None = None) -> dict:
+                random_row: dict[str, float | None] | None = None, rows: dict | None = None) -> dict:
     """The `score --json` document (docs/score.schema.json): per model the benchmark's columns, Avg,
     counts, unparsed and the parse statuses' counts; the analytic random row.
 
     A benchmark with grouped columns (VSI-Bench's directions) adds "subcolumns", the groups' members.
+    `rows` (a dict the caller keeps for one release, e.g. Session's) keeps each result's row: the window
+    redraws its leaderboard as each model arrives, and a row reads every answer's status (200,000 x 22).
     """
     b = release.benchmark
     models = {}
-    counted_in = table_members(release)
+    counted_in = None
     for r in results:
-        cols, sub = b.table(r.column_scores(release))
-        models[r.model] = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
-                           "avg": b.overall(cols, sub), "counts": r.column_counts(release, counted_in),
-                           "unparsed": r.unparsed, "parse": r.parse_counts()}
+        kept = rows.get(id(r)) if rows is not None else None
+        if kept is None or kept[0] is not r:
+            counted_in = table_members(release) if counted_in is None else counted_in
+            cols, sub = b.table(r.column_scores(release))
+            row = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
+                   "avg": b.overall(cols, sub), "counts": r.column_counts(release, counted_in),
+                   "unparsed": r.unparsed, "parse": r.parse_counts()}
+            kept = (r, row)
+            if rows is not None:
+                rows[id(r)] = kept
+        models[r.model] = copy.deepcopy(kept[1]) if rows is not None else kept[1]
     chance = random_baseline(release) if random_row is None else random_row
     return {"profile": profile, "models": models,
             "random": {"columns": chance, "avg": b.overall(chance, {})}}

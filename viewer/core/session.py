@@ -24,6 +24,7 @@ class Session:
     profile: str = STRICT              # how answers are read (answers.PROFILES)
     _random_row: dict | None = field(default=None, repr=False)
     _profiles: dict = field(default_factory=dict, repr=False)     # id(result) -> (result, ProfileComparison)
+    _board_rows: dict = field(default_factory=dict, repr=False)   # id(result) -> (result, its leaderboard row)
 
     def __post_init__(self):
         check_profile(self.profile)
@@ -133,7 +134,7 @@ class Session:
 
     def leaderboard(self) -> dict:
         """The `score --json` document; "warnings" lists the session's warnings and errors."""
-        board = leaderboard(self.release, self.results, self.profile, self.random_row())
+        board = leaderboard(self.release, self.results, self.profile, self.random_row(), self._board_rows)
         for model, row in settings_table(self.release, self.results).items():
             board["models"][model].update(row.json())
         board["warnings"] = [{"level": d.level, "code": d.code, "message": d.message, "file": d.file,

@@ -4,10 +4,12 @@ model's columns appear as its prediction file is scored, off the GUI thread.
 Reading and scoring 22 files of 200,000 answers takes the job thread some 10-20 s of CPU, which the window
 used to wait for before it showed anything. Now `open_release` reads the release alone, shows it, and
 `ModelArrivals` scores the files one job after another (one job for all where the benchmark merges
-files: `Benchmark.merges_predictions`). Arrived models join the state at most every `FLUSH_S` seconds
-and with the last file: each join redraws the browser, the leaderboard and the k column over every
-question, so one per file would cost the GUI thread more than it shows. The session ends as
-`open_session` would have made it: the same models, names, order, selection and messages.
+files: `Benchmark.merges_predictions`). Arrived models join the state at most every `FLUSH_S` seconds,
+and `JOIN_SHARE` times a join's own cost apart, and with the last file: each join redraws the browser and
+the leaderboard over every question, so one per file would cost the GUI thread more than it shows. Work
+over every model that nobody sees until it is done (the k column) waits for the last file
+(`InspectorState.models_arriving`). The session ends as `open_session` would have made it: the same
+models, names, order, selection and messages.
 """
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ from ..core.state import InspectorState
 from .jobs import CANCELLED, Jobs
 
 FLUSH_S = 1.5
+# Joins are at least this many times their own cost apart: on a large release the GUI thread's redraws
+# then never take more than a fifth of the time the files take to score.
+JOIN_SHARE = 4.0
 
 
 class ModelArrivals:
@@ -39,6 +44,7 @@ class ModelArrivals:
         self.k = 0
         self.waiting: list[ModelResult] = []        # scored, not joined yet
         self.joined_at = time.monotonic()
+        self.join_cost = 0.0                         # what the last join took the GUI thread (s)
         self._submit()
 
     def _submit(self) -> None:
@@ -62,7 +68,7 @@ class ModelArrivals:
                 self.waiting.append(r)
         self.k += 1
         last = self.k == len(self.batches)
-        if last or time.monotonic() - self.joined_at >= FLUSH_S:
+        if last or time.monotonic() - self.joined_at >= max(FLUSH_S, JOIN_SHARE * self.join_cost):
             self._join()
         if last:
             self.done(False)
@@ -71,13 +77,14 @@ class ModelArrivals:
 
     def _join(self) -> None:
         arrived, self.waiting = self.waiting, []
+        start = time.monotonic()
+        if arrived:
+            self.state.add_results(arrived, opening=True, keep_question=self.keep_question)
+            for r in arrived:
+                for d in r.diagnostics:
+                    self.problem(d.level, str(d))
         self.joined_at = time.monotonic()
-        if not arrived:
-            return
-        self.state.add_results(arrived, opening=True, keep_question=self.keep_question)
-        for r in arrived:
-            for d in r.diagnostics:
-                self.problem(d.level, str(d))
+        self.join_cost = self.joined_at - start
 
     def _failed(self, message: str) -> None:
         if message != CANCELLED:                     # a file's own problems are errors of `_scored`
