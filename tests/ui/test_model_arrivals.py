@@ -38,6 +38,7 @@ def test_models_arrive_after_the_release_and_end_as_one_open(make_inspector, dem
 
     from viewer.ui import model_arrivals
     monkeypatch.setattr(model_arrivals, "FLUSH_S", 0.0)      # one join per file, to see each arrive
+    monkeypatch.setattr(model_arrivals, "JOIN_SHARE", 0.0)
     root, preds = demo_files
     win, state = make_inspector()
     seen_at_open, joined = [], []
