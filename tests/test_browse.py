@@ -200,3 +200,21 @@ def test_kept_orders_give_what_sorting_the_rows_gives(tmp_path):
     ix.sampled_n = np.full(400, 8, np.int32)
     assert ix.sort(np.arange(400), "target_k", False, s.results).tolist() == \
         ix._sort(np.arange(400), "target_k", False, s.results).tolist()
+
+
+def test_orders_kept_ahead_are_the_sorts(tmp_path):
+    """keep_orders (a job's work once a large release's models are in) keeps one order per model beyond
+    ORDERS_KEPT, each what sorting gives; sorting then reads them."""
+    from viewer.core.browse import ORDERS_KEPT
+    from viewer.core.state import default_sort
+    s = _release(tmp_path)
+    results = s.results * (ORDERS_KEPT + 3)                        # more models than the orders usually kept
+    ix = BrowseIndex(s.release)
+    sorts = [default_sort(m) for m in range(len(results))]
+    ix.keep_orders(sorts, results)
+    assert len(ix._orders) == len(sorts)
+    kept = {k: v[1] for k, v in ix._orders.items()}
+    for key, d in sorts:
+        assert ix.sort(np.arange(5), key, d, results) is not kept[(key, d)]      # a copy, never the kept array
+        assert ix.sort(np.arange(5), key, d, results).tolist() == ix._sort(np.arange(5), key, d, results).tolist()
+    assert all(ix._orders[k][1] is v for k, v in kept.items())                # nothing sorted again

@@ -108,6 +108,7 @@ class BrowseIndex:
         # Every question's order under a sort, kept for the last few sorts (`sort`): choosing a model sorts
         # by its score, which the browser asked for twice (the sort, then the filter's rows) at 200,000 rows.
         self._orders: dict[tuple, tuple[tuple, np.ndarray]] = {}
+        self._orders_kept = 0
 
     def target_k_text(self, i: int) -> str:
         k, n = self.target_k[i], int(self.sampled_n[i])
@@ -198,19 +199,32 @@ class BrowseIndex:
         rows = np.asarray(rows, np.int64)
         if len(rows) * 4 < self.n:
             return self._sort(rows, key, descending, results)
-        # What the values are read from, compared by identity: another result (a reparse) or new k arrays.
-        used = (results[key[1]],) if isinstance(key, tuple) else (self.target_k, self.sampled_n)
-        kept = self._orders.get((key, descending))
-        if kept is None or len(kept[0]) != len(used) or any(a is not b for a, b in zip(kept[0], used)):
-            if len(self._orders) >= ORDERS_KEPT:
-                self._orders.pop(next(iter(self._orders)))
-            kept = self._orders[(key, descending)] = (used, self._sort(np.arange(self.n), key, descending, results))
-        order = kept[1]
+        order = self.order(key, descending, results)
         if len(rows) == self.n:                    # every question (rows hold each once)
             return order.copy()
         member = np.zeros(self.n, bool)
         member[rows] = True
         return order[member[order]]
+
+    def order(self, key: str | tuple[str, int], descending: bool, results: list[ModelResult]) -> np.ndarray:
+        """Every question in the order of `key`, kept (ORDERS_KEPT of them, or one per model when
+        `keep_orders` made more; may be called from a job thread)."""
+        # What the values are read from, compared by identity: another result (a reparse) or new k arrays.
+        used = (results[key[1]],) if isinstance(key, tuple) else (self.target_k, self.sampled_n)
+        kept = self._orders.get((key, descending))
+        if kept is None or len(kept[0]) != len(used) or any(a is not b for a, b in zip(kept[0], used)):
+            order = self._sort(np.arange(self.n), key, descending, results)
+            while len(self._orders) >= max(ORDERS_KEPT, self._orders_kept):
+                self._orders.pop(next(iter(self._orders)), None)
+            kept = self._orders[(key, descending)] = (used, order)
+        return kept[1]
+
+    def keep_orders(self, sorts: list[tuple], results: list[ModelResult]) -> None:
+        """Sort every question by each of `sorts` ((key, descending) pairs, the default sort of each model)
+        ahead of time and keep them all: choosing a model then sorts nothing (a job's work)."""
+        self._orders_kept = len(sorts) + ORDERS_KEPT
+        for key, descending in sorts:
+            self.order(key, descending, results)
 
     def _sort(self, rows: np.ndarray, key: str | tuple[str, int], descending: bool,
               results: list[ModelResult]) -> np.ndarray:

@@ -28,7 +28,7 @@ from PyQt6.QtWidgets import (
 from ..core.diagnostics import UserError
 from ..core.map_choice import MapSource
 from ..core.session import Session, open_session
-from ..core.state import InspectorState
+from ..core.state import InspectorState, default_sort
 from .audit_dock import AuditPanel
 from .browser import BrowserPanel
 from .command_palette import CommandPalette, keys_text
@@ -47,6 +47,8 @@ from .target_k import ScoreVsK, TargetKBar
 from .timeline import TimelineMarks
 
 MAX_RECENT = 8
+# From this many questions, each model's default sort is made in a job once the models are in (ms a sort).
+PRESORT_QUESTIONS = 20_000
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
 BROWSER_SHARE = 0.35
@@ -431,6 +433,11 @@ class MainWindow(QMainWindow):
         self.state.models_arriving = False
         if self._docks_settled:
             self._size_browser()
+        index = self.browser.index
+        if index is not None and len(session.results) > 1 and index.n >= PRESORT_QUESTIONS:
+            # Each model's default sort made ahead, off the GUI thread: choosing a model then sorts nothing.
+            self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))],
+                             list(session.results), scope="session", label="sorting by each model")
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
