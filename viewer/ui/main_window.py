@@ -47,7 +47,8 @@ from .target_k import ScoreVsK, TargetKBar
 from .timeline import TimelineMarks
 
 MAX_RECENT = 8
-# From this many questions, each model's default sort is made in a job once the models are in (ms a sort).
+# From this many questions, each model's default sort is made in a job once the models are in (below it a
+# sort of every question takes a few ms, and a switch may do it).
 PRESORT_QUESTIONS = 20_000
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
