@@ -94,3 +94,17 @@ def test_a_question_asked_for_by_uid_stays_when_the_models_come(make_inspector, 
     open_release(qtbot, win, root, preds[:3], uid=first_row)
     assert win.session.release.uids[state.question] == first_row
     assert state.sort == (("score", 0), False) and int(state.order[0]) != state.question
+
+
+def test_cancelling_the_scoring_keeps_the_release_and_says_so(make_inspector, demo_files, qtbot):
+    from PyQt6.QtCore import QTimer
+    root, preds = demo_files
+    win, state = make_inspector()
+    # Cancel (the status bar's Cancel button) as soon as the release is shown, the first file being scored.
+    state.events.session.connect(lambda s: QTimer.singleShot(0, win.jobs.cancel_all))
+    with qtbot.waitSignal(win.sessionLoaded, timeout=60000):
+        win.open_release(root, preds[:3])
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=30000)
+    assert win.session is state.session and len(win.session.release) == 84     # the release stays shown
+    assert "scoring cancelled" in win.status_label.text() and not state.models_arriving
+    assert state.models == tuple(win.session.models) and len(state.models) < 3
