@@ -166,3 +166,55 @@ def test_errors_of_different_units_sort_as_shares_of_their_tolerance(tmp_path):
     assert error_unit(s.release, None) is None
     angle = COLUMN_KEYS.index("ED_v")
     assert error_unit(s.release, frozenset({angle})) == "°"
+
+
+def test_kept_orders_give_what_sorting_the_rows_gives(tmp_path):
+    """BrowseIndex.sort keeps every question's order per sort and reads any many rows' order off it: the same
+    rows in the same order as sorting them (ties, NaN, both directions), and a new result is sorted anew."""
+    from viewer.core.browse import ORDERS_KEPT
+    from viewer.core.evaluate import reparse
+    rng = np.random.default_rng(5)
+    qs = [{"task": "Object_Localization_Egocentric_Distance_visual", "uid": f"scene{i % 4}_q{i}",
+           "scene": f"scene_{i % 4}", "answer": float(rng.integers(1, 6)), "texts": ["q"]} for i in range(400)]
+    (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in qs))
+    p = tmp_path / "m.jsonl"
+    answers = ["2", "3", "4", "", "none", "2.5 m", "3,5 m"]              # ties, unparsed, a lenient rescue
+    p.write_text("\n".join(json.dumps({"uid": q["uid"], "prediction": answers[rng.integers(len(answers))]})
+                           for q in qs if rng.random() < 0.9))              # some missing
+    s = open_session(tmp_path, [p])
+    ix = BrowseIndex(s.release)
+    keys = [("score", 0), ("error", 0), ("answer", 0), "scene", "uid", "truth", "row", "column"]
+    for _ in range(3):
+        for key in keys:
+            for d in (False, True):
+                for rows in (np.arange(400), rng.permutation(400), np.sort(rng.choice(400, 300, replace=False)),
+                             rng.choice(400, 50, replace=False)):
+                    assert ix.sort(rows, key, d, s.results).tolist() == ix._sort(rows, key, d, s.results).tolist()
+    assert len(ix._orders) <= ORDERS_KEPT
+    before = ix.sort(np.arange(400), ("score", 0), False, s.results)
+    lenient = [reparse(s.release, s.results[0], "lenient")]        # another result: its own order
+    assert not np.array_equal(lenient[0].score, s.results[0].score, equal_nan=True)
+    assert ix.sort(np.arange(400), ("score", 0), False, lenient).tolist() == \
+        ix._sort(np.arange(400), ("score", 0), False, lenient).tolist() != before.tolist()
+    ix.target_k = rng.integers(0, 4, 400).astype(float)                # new k arrays: sorted anew
+    ix.sampled_n = np.full(400, 8, np.int32)
+    assert ix.sort(np.arange(400), "target_k", False, s.results).tolist() == \
+        ix._sort(np.arange(400), "target_k", False, s.results).tolist()
+
+
+def test_orders_kept_ahead_are_the_sorts(tmp_path):
+    """keep_orders (a job's work once a large release's models are in) keeps one order per model beyond
+    ORDERS_KEPT, each what sorting gives; sorting then reads them."""
+    from viewer.core.browse import ORDERS_KEPT
+    from viewer.core.state import default_sort
+    s = _release(tmp_path)
+    results = s.results * (ORDERS_KEPT + 3)                        # more models than the orders usually kept
+    ix = BrowseIndex(s.release)
+    sorts = [default_sort(m) for m in range(len(results))]
+    ix.keep_orders(sorts, results)
+    assert len(ix._orders) == len(sorts)
+    kept = {k: v[1] for k, v in ix._orders.items()}
+    for key, d in sorts:
+        assert ix.sort(np.arange(5), key, d, results) is not kept[(key, d)]      # a copy, never the kept array
+        assert ix.sort(np.arange(5), key, d, results).tolist() == ix._sort(np.arange(5), key, d, results).tolist()
+    assert all(ix._orders[k][1] is v for k, v in kept.items())                # nothing sorted again

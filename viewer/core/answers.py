@@ -426,7 +426,10 @@ def _values_and_statuses(pairs: list) -> tuple[np.ndarray, list[str]]:
 def parse_choices_many(raws: list, n_options: list[int], cache: dict | None = None,
                        profile: str = STRICT) -> tuple[np.ndarray, list[str]]:
     """parse_choice over a list (with each question's number of options): indices (NaN if unparsed), statuses."""
-    keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, n_options)]
+    if set(map(type, raws)) <= {str}:               # all texts, the usual column: pairs made in C
+        keys = list(zip(raws, n_options))
+    else:
+        keys = [(r, k) if type(r) is str else (type(r), r, k) for r, k in zip(raws, n_options)]
     return _values_and_statuses(_cached(keys, _choice_pair, cache))
 
 

@@ -75,6 +75,9 @@ class BrowseFilter:
     target_k: str = "any"                     # a key of TARGET_K_FILTERS: k of the selected model's policy
 
 
+ORDERS_KEPT = 8       # sorts of every question a BrowseIndex keeps (8 bytes a question each)
+
+
 class BrowseIndex:
     """Per-question arrays the browser filters and sorts on, built once per release."""
 
@@ -102,6 +105,10 @@ class BrowseIndex:
         # frames sampled (0: not computed); set by ui/target_k.py.
         self.target_k = np.full(self.n, np.nan)
         self.sampled_n = np.zeros(self.n, np.int32)
+        # Every question's order under a sort, kept for the last few sorts (`sort`): choosing a model sorts
+        # by its score, which the browser asked for twice (the sort, then the filter's rows) at 200,000 rows.
+        self._orders: dict[tuple, tuple[tuple, np.ndarray]] = {}
+        self._orders_kept = 0
 
     def target_k_text(self, i: int) -> str:
         k, n = self.target_k[i], int(self.sampled_n[i])
@@ -185,7 +192,42 @@ class BrowseIndex:
     # --------------------------------------------------------------- sorting
     def sort(self, rows: np.ndarray, key: str | tuple[str, int], descending: bool,
              results: list[ModelResult]) -> np.ndarray:
-        """`rows` reordered by `key`; rows without a value (NaN) always go last."""
+        """`rows` reordered by `key`; rows without a value (NaN) always go last.
+
+        The order is total (ties broken by the row), so the order of any rows is the order of all questions
+        with the others left out: for many rows that order is sorted once and kept (ORDERS_KEPT sorts)."""
+        rows = np.asarray(rows, np.int64)
+        if len(rows) * 4 < self.n:
+            return self._sort(rows, key, descending, results)
+        order = self.order(key, descending, results)
+        if len(rows) == self.n:                    # every question (rows hold each once)
+            return order.copy()
+        member = np.zeros(self.n, bool)
+        member[rows] = True
+        return order[member[order]]
+
+    def order(self, key: str | tuple[str, int], descending: bool, results: list[ModelResult]) -> np.ndarray:
+        """Every question in the order of `key`, kept (ORDERS_KEPT of them, or one per model when
+        `keep_orders` made more; may be called from a job thread)."""
+        # What the values are read from, compared by identity: another result (a reparse) or new k arrays.
+        used = (results[key[1]],) if isinstance(key, tuple) else (self.target_k, self.sampled_n)
+        kept = self._orders.get((key, descending))
+        if kept is None or len(kept[0]) != len(used) or any(a is not b for a, b in zip(kept[0], used)):
+            order = self._sort(np.arange(self.n), key, descending, results)
+            while len(self._orders) >= max(ORDERS_KEPT, self._orders_kept):
+                self._orders.pop(next(iter(self._orders)), None)
+            kept = self._orders[(key, descending)] = (used, order)
+        return kept[1]
+
+    def keep_orders(self, sorts: list[tuple], results: list[ModelResult]) -> None:
+        """Sort every question by each of `sorts` ((key, descending) pairs, the default sort of each model)
+        ahead of time and keep them all: choosing a model then sorts nothing (a job's work)."""
+        self._orders_kept = len(sorts) + ORDERS_KEPT
+        for key, descending in sorts:
+            self.order(key, descending, results)
+
+    def _sort(self, rows: np.ndarray, key: str | tuple[str, int], descending: bool,
+              results: list[ModelResult]) -> np.ndarray:
         values = self.sort_values(key, results)[rows]
         nan = np.isnan(values)
         v = np.where(nan, 0.0, -values if descending else values)

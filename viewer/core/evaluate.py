@@ -1,6 +1,7 @@
 """Scoring a model's predictions against a release, and the Table 1 leaderboard."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -11,6 +12,7 @@ from .answers import LENIENT, MISSING, RESCUES, STRICT, check_profile, is_scored
 from .diagnostics import Diagnostics
 from .kinds import WIDTH
 from .predictions import PredictionSet
+from .predictions.formats import AnswersInOrder
 from .release import Release
 
 
@@ -115,10 +117,16 @@ def evaluate(release: Release, preds: PredictionSet,
     read_as, n_given = preds.read_as, len(preds.raw)
     preds = release.benchmark.prepare_predictions(release, preds)
     n = len(release)
-    keys = list(preds.raw)
-    answers = list(preds.raw.values())
-    get = release.index.get
-    found = np.fromiter(map(get, keys, repeat(-1)), np.int64, len(keys))
+    given = preds.raw
+    if type(given) is AnswersInOrder and type(release.uids) is list and given.uids == release.uids:
+        # The release's uids in its order, each once (a file written by running the benchmark): matched by
+        # one comparison of the two lists, not by looking up each uid.
+        keys, answers = given.uids, given.answers
+        found = np.arange(n, dtype=np.int64)
+    else:
+        keys = list(given)
+        answers = list(given.values())
+        found = np.fromiter(map(release.index.get, keys, repeat(-1)), np.int64, len(keys))
     unknown = []
     by_position, refused = match_by_position(release, preds, [keys[j] for j in np.flatnonzero(found < 0).tolist()])
     for j in np.flatnonzero(found < 0).tolist():
@@ -135,7 +143,10 @@ def evaluate(release: Release, preds: PredictionSet,
         # session's models (22 models of 200,000 answers held 4.4 million strings). Long answers rarely
         # repeat and are left as they are, so the table never holds every reasoning text twice over.
         texts = parse_cache.setdefault(SHARED_TEXTS, {})
-        kept = [texts.setdefault(a, a) if type(a) is str and len(a) <= SHARED_TEXT_LENGTH else a for a in kept]
+        if kept and set(map(type, kept)) == {str} and max(map(len, kept)) <= SHARED_TEXT_LENGTH:
+            kept = list(map(texts.setdefault, kept, kept))      # all short texts, the usual file: C-level
+        else:
+            kept = [texts.setdefault(a, a) if type(a) is str and len(a) <= SHARED_TEXT_LENGTH else a for a in kept]
     # fromiter keeps each answer whole, even one that is a JSON list.
     raw[found[ok]] = np.fromiter(kept, dtype=object, count=len(kept))
     present = np.zeros(n, bool)
@@ -340,20 +351,29 @@ def random_baseline(release: Release) -> dict[str, float | None]:
 
 
 def leaderboard(release: Release, results: list[ModelResult], profile: str = STRICT,
-                random_row: dict[str, float | None] | None = None) -> dict:
+                random_row: dict[str, float | None] | None = None, rows: dict | None = None) -> dict:
     """The `score --json` document (docs/score.schema.json): per model the benchmark's columns, Avg,
     counts, unparsed and the parse statuses' counts; the analytic random row.
 
     A benchmark with grouped columns (VSI-Bench's directions) adds "subcolumns", the groups' members.
+    `rows` (a dict the caller keeps for one release, e.g. Session's) keeps each result's row: the window
+    redraws its leaderboard as each model arrives, and a row reads every answer's status (200,000 x 22).
     """
     b = release.benchmark
     models = {}
-    counted_in = table_members(release)
+    counted_in = None
     for r in results:
-        cols, sub = b.table(r.column_scores(release))
-        models[r.model] = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
-                           "avg": b.overall(cols, sub), "counts": r.column_counts(release, counted_in),
-                           "unparsed": r.unparsed, "parse": r.parse_counts()}
+        kept = rows.get(id(r)) if rows is not None else None
+        if kept is None or kept[0] is not r:
+            counted_in = table_members(release) if counted_in is None else counted_in
+            cols, sub = b.table(r.column_scores(release))
+            row = {"columns": cols, **({"subcolumns": sub} if b.groups else {}),
+                   "avg": b.overall(cols, sub), "counts": r.column_counts(release, counted_in),
+                   "unparsed": r.unparsed, "parse": r.parse_counts()}
+            kept = (r, row)
+            if rows is not None:
+                rows[id(r)] = kept
+        models[r.model] = copy.deepcopy(kept[1]) if rows is not None else kept[1]
     chance = random_baseline(release) if random_row is None else random_row
     return {"profile": profile, "models": models,
             "random": {"columns": chance, "avg": b.overall(chance, {})}}

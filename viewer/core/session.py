@@ -24,6 +24,7 @@ class Session:
     profile: str = STRICT              # how answers are read (answers.PROFILES)
     _random_row: dict | None = field(default=None, repr=False)
     _profiles: dict = field(default_factory=dict, repr=False)     # id(result) -> (result, ProfileComparison)
+    _board_rows: dict = field(default_factory=dict, repr=False)   # id(result) -> (result, its leaderboard row)
 
     def __post_init__(self):
         check_profile(self.profile)
@@ -63,12 +64,13 @@ class Session:
         results = [evaluate(self.release, s, self.parse_cache, self.profile) for s in sets]
         return [r for r in results if not r.unmatched], errors + [unmatched_message(r) for r in results if r.unmatched]
 
-    def score_files_as_read(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None
-                            ) -> tuple[list[ModelResult], list[str]]:
+    def score_files_as_read(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None,
+                            taken: list[str] = ()) -> tuple[list[ModelResult], list[str]]:
         """Each file read and its sets scored (`score_set`) before the next is read, so that only one file's
         answers are held beside the results (22 files of 200,000 answers held together cost a gigabyte).
         The results in file order, not added yet (`add_scored`), and the message of each file that could
-        not be read. Only for a benchmark that does not merge sets across files (merges_predictions)."""
+        not be read; `taken` are the names of models scored before, to be added before these. Only for a
+        benchmark that does not merge sets across files (merges_predictions)."""
         results: list[ModelResult] = []
         errors: list[str] = []
         for k, p in enumerate(paths):
@@ -78,9 +80,22 @@ class Session:
                 errors.append(str(e))
             else:
                 while sets:
-                    results.append(self.score_set(sets.pop(0), [r.model for r in results if not r.unmatched]))
+                    coming = [*taken, *(r.model for r in results if not r.unmatched)]
+                    results.append(self.score_set(sets.pop(0), coming))
             if progress:
                 progress(k + 1, len(paths))
+        return results, errors
+
+    def score_files(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None,
+                    taken: list[str] = ()) -> tuple[list[ModelResult], list[str]]:
+        """Files scored as `open_session` scores them, not added: merged first where the benchmark merges
+        files (`read_prediction_files`), else each as it is read (`score_files_as_read`)."""
+        if not self.release.benchmark.merges_predictions:
+            return self.score_files_as_read(paths, progress, taken)
+        sets, errors = self.read_prediction_files(list(paths), progress)
+        results: list[ModelResult] = []
+        for s in sets:
+            results.append(self.score_set(s, [*taken, *(r.model for r in results if not r.unmatched)]))
         return results, errors
 
     def score_set(self, s: PredictionSet, coming: list[str] = ()) -> ModelResult:
@@ -88,6 +103,13 @@ class Session:
         `coming` (those to be added before it), not added."""
         s.model = self._unique_name(s.model, coming)
         return evaluate(self.release, s, self.parse_cache, self.profile)
+
+    def add_files_scored(self, results: list[ModelResult], errors: list[str]) -> list[ModelResult]:
+        """What `score_files` gave, added: each unreadable file's error said, then each result
+        (`add_scored`); the results added."""
+        for e in errors:
+            self.diagnostics.error(e, code="prediction.unreadable")
+        return [r for r in map(self.add_scored, results) if r is not None]
 
     def add_scored(self, r: ModelResult) -> ModelResult | None:
         """Add a result of `score_set`; None (with one error said) when none of its answers matches a
@@ -112,7 +134,7 @@ class Session:
 
     def leaderboard(self) -> dict:
         """The `score --json` document; "warnings" lists the session's warnings and errors."""
-        board = leaderboard(self.release, self.results, self.profile, self.random_row())
+        board = leaderboard(self.release, self.results, self.profile, self.random_row(), self._board_rows)
         for model, row in settings_table(self.release, self.results).items():
             board["models"][model].update(row.json())
         board["warnings"] = [{"level": d.level, "code": d.code, "message": d.message, "file": d.file,
@@ -163,15 +185,6 @@ def open_session(release_path: str | Path, prediction_paths: list[str | Path] = 
     release.benchmark = release.benchmark.with_variant(scoring_variant)
     session = Session(release, profile=profile)
     session.diagnostics.extend(release.diagnostics)
-    if release.benchmark.merges_predictions:
-        sets, errors = session.read_prediction_files(list(prediction_paths), progress)
-        results = []
-        for s in sets:
-            results.append(session.score_set(s, [r.model for r in results if not r.unmatched]))
-    else:
-        results, errors = session.score_files_as_read(list(prediction_paths), progress)
-    for e in errors:
-        session.diagnostics.error(e, code="prediction.unreadable")
-    for r in results:
-        session.add_scored(r)
+    results, errors = session.score_files(list(prediction_paths), progress)
+    session.add_files_scored(results, errors)
     return session

@@ -21,6 +21,8 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   stage                   presentation mode's stage (`storyboard.TALK_STAGES`)
   frame_policies          which frames each model is given (core.frames.FramePolicies: the window's
                           `--frames [NAME=]POLICY`, changed per model in the Model's-eye dock)
+  models_arriving         the release is shown and its models are still being scored (ui/model_arrivals):
+                          work over every model (the k column) waits for the last
 
 `session_serial` and `question_serial` count changes of release and of
 question; background jobs carry them to drop results that came too late.
@@ -82,6 +84,7 @@ class InspectorState:
     map_source: MapSource | None = None
     stage: str = QUESTION
     frame_policies: FramePolicies = field(default_factory=default_frame_policies)
+    models_arriving: bool = False
 
     def __post_init__(self) -> None:
         self.session_serial = 0
@@ -140,14 +143,31 @@ class InspectorState:
         self.release_path = release_path
         self.session = session
 
-    def add_results(self, results: list[ModelResult]) -> None:
-        """Predictions scored off the GUI thread join the session; they are shown at once."""
+    def add_results(self, results: list[ModelResult], opening: bool = False, keep_question: bool = False) -> None:
+        """Predictions scored off the GUI thread join the session; they are shown at once.
+
+        `opening`: they are the models of a release being opened, which the window shows before its models
+        are scored; they are then selected as `open` would have selected them: the first model as the
+        browser's (its score the sort, while the sort follows the model; the question shown, if it is still
+        the first listed and not `keep_question` (a question asked for by uid), the first of that order)
+        and the second as B, unless one was chosen meanwhile."""
         first = len(self.session.results)
         for r in results:
             self.session.add_result(r)
         with self.events.visible_models.blocked():           # `models` listeners redraw with it
             self.visible_models = self.visible_models | set(range(first, len(self.session.results)))
         self.models = tuple(self.session.models)
+        n, f = len(self.models), self.filter
+        if opening and n:
+            model = 0 if f.model is None else f.model
+            model_b = 1 if f.model_b is None and n > 1 else f.model_b
+            if (model, model_b) != (f.model, f.model_b):
+                # Still on the first question listed: the first of the new order then, as `open` shows it.
+                first = not keep_question and self.question is not None and len(self.order) \
+                    and self.question == int(self.order[0])
+                self.filter = replace(f, model=model, model_b=model_b)     # the sort follows the model
+                if first and len(self.order) and self.question != int(self.order[0]):
+                    self.question = int(self.order[0])
 
     def rename_model(self, m: int, name: str) -> str | None:
         """Call model `m` `name` in every table, legend and export; why not, when the name is empty or

@@ -28,7 +28,7 @@ from PyQt6.QtWidgets import (
 from ..core.diagnostics import UserError
 from ..core.map_choice import MapSource
 from ..core.session import Session, open_session
-from ..core.state import InspectorState
+from ..core.state import InspectorState, default_sort
 from .audit_dock import AuditPanel
 from .browser import BrowserPanel
 from .command_palette import CommandPalette, keys_text
@@ -48,6 +48,9 @@ from .timeline import TimelineMarks
 
 MAX_RECENT = 8
 BUSY_DELAY_MS = 300           # work shorter than this shows no busy bar (ui/jobs.py: most jobs take a few ms)
+# From this many questions, each model's default sort is made in a job once the models are in (below it a
+# sort of every question takes a few ms, and a switch may do it).
+PRESORT_QUESTIONS = 20_000
 # The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
 # last left it at (remembered per user, "docks/heights"), else this share of the window's height.
 BROWSER_SHARE = 0.35
@@ -89,6 +92,7 @@ class MainWindow(QMainWindow):
         self.cache = ImageCache()
         self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
         self._pending_uid: str | None = None
+        self._arrivals = None              # the models of the release being opened, scored as they come
         self._hidden_for_scene: list[QDockWidget] = []     # docks `open_scene` hid, shown again with a release
         self.setWindowTitle("gst-viewer")
         self.setAcceptDrops(True)
@@ -379,9 +383,10 @@ class MainWindow(QMainWindow):
         self._pending_uid = uid
         self.show_status(f"opening {path}…")
         preds = [str(p) for p in predictions]
-        self.jobs.submit(partial(open_session, benchmark=benchmark), path, preds, lane="session",
+        # The release alone first: it is shown, then its models are scored and join as they come.
+        self.jobs.submit(partial(open_session, benchmark=benchmark), path, [], lane="session",
                          label="opening release", with_progress=True,
-                         done=lambda s: self._session_loaded(path, s),
+                         done=lambda s: self._session_loaded(path, s, preds),
                          failed=lambda msg: self._load_failed(path, msg))
 
     def set_frame_policies(self, policies) -> None:
@@ -399,7 +404,9 @@ class MainWindow(QMainWindow):
         self._add_problem("error", f"cannot open {path}: {message}")
         self.loadFailed.emit(message)
 
-    def _session_loaded(self, path: str, session: Session) -> None:
+    def _session_loaded(self, path: str, session: Session, predictions: list[str] = ()) -> None:
+        """Show the release read; its `predictions` are then scored (`ModelArrivals`), and `sessionLoaded`
+        is emitted once every model has joined."""
         for d in self.question_docks:
             d.toggleViewAction().setEnabled(True)
         for d in self._hidden_for_scene:
@@ -408,19 +415,42 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
+        self.state.models_arriving = bool(predictions)      # set before `open`: its listeners see it
+        self.state.open(session, path)
+        if self._docks_settled:
+            self._size_browser()
+        uid, self._pending_uid = self._pending_uid, None
+        bad_uid = uid if uid is not None and not self.state.select_uid(uid) else None
+        self.browser.table.setFocus()
+        if predictions:
+            from .model_arrivals import ModelArrivals
+            self.show_status(f"{len(session.release):,} questions from {path}; scoring {len(predictions)} "
+                             "prediction files…")
+            self._arrivals = ModelArrivals(self.jobs, self.state, session, predictions, self._add_problem,
+                                           lambda cancelled: self._models_arrived(path, session, bad_uid, cancelled),
+                                           keep_question=uid is not None and bad_uid is None)
+        else:
+            self._models_arrived(path, session, bad_uid)
+
+    def _models_arrived(self, path: str, session: Session, bad_uid: str | None, cancelled: bool = False) -> None:
+        self._arrivals = None
+        self.state.models_arriving = False
+        if self._docks_settled:
+            self._size_browser()
+        index = self.browser.index
+        if index is not None and len(session.results) > 1 and index.n >= PRESORT_QUESTIONS:
+            # Each model's default sort made ahead, off the GUI thread: choosing a model then sorts nothing.
+            self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))],
+                             list(session.results), scope="session", label="sorting by each model")
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
                                          f"(models: {', '.join(session.models) or 'none'})")
-        self.state.open(session, path)
-        if self._docks_settled:
-            self._size_browser()
         n = len(session.release)
-        self.show_status(f"{n:,} questions, {len(session.results)} models from {path}")
-        uid, self._pending_uid = self._pending_uid, None
-        if uid is not None and not self.state.select_uid(uid):
-            self.show_status(f"--uid {uid}: no such question in this release")
-        self.browser.table.setFocus()
+        self.show_status(f"{n:,} questions, {len(session.results)} models from {path}"
+                         + ("; scoring cancelled" if cancelled else ""))
+        if bad_uid is not None:
+            self.show_status(f"--uid {bad_uid}: no such question in this release")
         self.sessionLoaded.emit()
 
     def add_predictions(self, paths) -> None:
@@ -568,7 +598,8 @@ class MainWindow(QMainWindow):
         w = self.width()
         wanted = max(BROWSER_SHARE * w, min(self.browser.preferred_width(), w - CENTRE_ROOM))
         self.resizeDocks([self.browser_dock], [int(wanted)], Qt.Orientation.Horizontal)
-        self._browser_sized = self.session is not None
+        # Sized again once a release's models have arrived: their columns are what it makes room for.
+        self._browser_sized = self.session is not None and not self.state.models_arriving
 
     def restore_layout(self) -> None:
         geom = self.settings.value("window/geometry")

@@ -143,6 +143,8 @@ class TargetKBar(QWidget):
         state.events.filter.connect(self._show_filter)
         state.events.session.connect(self.compute)
         state.events.models.connect(self.compute)
+        # A release's models arriving one by one (ui/model_arrivals): k is found once, with the last.
+        state.events.models_arriving.connect(lambda arriving: arriving or self.compute())
         state.events.frame_policies.connect(self.compute)
         self.per_model: dict[str | None, tuple[np.ndarray, np.ndarray]] = {}
         self._session = None                       # the session the arrays are of
@@ -168,6 +170,9 @@ class TargetKBar(QWidget):
             self._session, self.per_model, self._shown = session, {}, None
             if self.score_vs_k is not None:
                 self.score_vs_k.set_k(None)
+        if self.state.models_arriving:
+            self.status.setText("k: once the models are scored")
+            return
         policies, sources = self.state.frame_policies, self.state.model_sources()
         self.status.setText("k: scanning the videos…")
         self.jobs.submit(release_target_k, session.release, policies, sources, lane="target_k", scope="session",

@@ -11,9 +11,10 @@ The generic formats register in json_records.py and tables.py; a benchmark's own
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..diagnostics import Diagnostics, UserError
 from ..textio import no_gc, parse_json_document, read_text, regular_file_size
@@ -55,6 +56,40 @@ class PredictionSet:
         self.raw[key] = value
         if line:
             self.lines[key] = line
+
+
+class AnswersInOrder(Mapping):
+    """A `PredictionSet.raw` read from a file that gives each uid once: its uids and answers as two lists in
+    file order. `evaluate` matches them to a release whose uids come in the same order with one list
+    comparison; the uid -> answer dict (hashing every uid again) is made only if something looks one up."""
+
+    __slots__ = ("uids", "answers", "_dict")
+
+    def __init__(self, uids: list, answers: list):
+        self.uids, self.answers, self._dict = uids, answers, None
+
+    def _map(self) -> dict:
+        if self._dict is None:
+            self._dict = dict(zip(self.uids, self.answers))
+        return self._dict
+
+    def __getitem__(self, key):
+        return self._map()[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self._map()
+
+    def __iter__(self) -> Iterator:
+        return iter(self.uids)
+
+    def __len__(self) -> int:
+        return len(self.uids)
+
+    def values(self):                       # what evaluate reads: the list, not a view built per item
+        return self.answers
+
+    def __repr__(self) -> str:
+        return f"AnswersInOrder({self._map()!r})"
 
 
 QUESTION_SAMPLE = 200      # rows whose own question text is kept, to check a match by position

@@ -19,7 +19,16 @@ from typing import Any, Iterable
 
 from ..diagnostics import Diagnostics, UserError
 from ..textio import stream_json_lines
-from .formats import PREDICTION_KEYS, UID_KEYS, Head, PredictionFormat, PredictionSet, default_model, register_format
+from .formats import (
+    PREDICTION_KEYS,
+    UID_KEYS,
+    AnswersInOrder,
+    Head,
+    PredictionFormat,
+    PredictionSet,
+    default_model,
+    register_format,
+)
 
 _LMMS_KEYS = ("doc_id", "resps", "filtered_resps")
 
@@ -74,28 +83,34 @@ def read_record_lines(path: Path, head: Head, diags: Diagnostics) -> list[Predic
 def _plain_records(path: Path, diags: Diagnostics) -> PredictionSet | None:
     """The common file, all plain {"uid", "prediction"} lines, a chunk of lines at a time; else None."""
     from ..records import PlainPrediction
-    raw: dict[str, Any] = {}
-    count = 0
+    uids: list = []
+    answers: list = []
     for _, values in stream_json_lines(path, diags, (PlainPrediction,)):
         if type(values[0]) is PlainPrediction:           # decoded as such: every value of the chunk is one
-            raw.update(zip(map(_UID, values), map(_PREDICTION, values)))
+            uids += map(_UID, values)
+            answers += map(_PREDICTION, values)
         else:
             # Checks written as C-level maps: this runs once per line of every file.
             try:
-                chunk = {r["uid"]: r["prediction"] for r in values}
+                chunk_uids = list(map(_UID_KEY, values))
+                chunk_answers = list(map(_PREDICTION_KEY, values))
             except (KeyError, TypeError):
                 return None
-            if set(map(type, chunk)) - {str} or any(map(operator.contains, values, repeat("model"))):
+            if set(map(type, chunk_uids)) - {str} or any(map(operator.contains, values, repeat("model"))):
                 return None
-            raw.update(chunk)
-        count += len(values)
+            uids += chunk_uids
+            answers += chunk_answers
     if diags.with_code("file.empty"):
         raise UserError(f"{path}: prediction file is empty")
-    if "" in raw:
+    distinct = set(uids)
+    if "" in distinct:
         return None
+    # Each uid once (the usual file): the two lists are the set's answers, in file order (AnswersInOrder).
+    raw = AnswersInOrder(uids, answers) if len(distinct) == len(uids) else dict(zip(uids, answers))
+    del distinct
     s = PredictionSet(default_model(path), str(path))
     s.raw = raw
-    if len(raw) < count:                 # duplicates: read again to report them with their lines
+    if len(raw) < len(uids):                 # duplicates: read again to report them with their lines
         first: dict[str, int] = {}
         for numbers, values in stream_json_lines(path, Diagnostics(), (PlainPrediction,)):
             for n, r in zip(numbers, values):
@@ -110,6 +125,8 @@ def _plain_records(path: Path, diags: Diagnostics) -> PredictionSet | None:
 
 _UID = operator.attrgetter("uid")
 _PREDICTION = operator.attrgetter("prediction")
+_UID_KEY = operator.itemgetter("uid")
+_PREDICTION_KEY = operator.itemgetter("prediction")
 
 
 def _read_lmms_document(path: Path, head: Head, diags: Diagnostics) -> list[PredictionSet]:

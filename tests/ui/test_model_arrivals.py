@@ -1,0 +1,110 @@
+"""The window shows a release before its models are scored, and each model joins as its file is scored
+(ui/model_arrivals.py); once all are in, the window is as opening the whole session at once left it: the same
+models, names, selection, sort, first question, order and messages."""
+import shutil
+
+import numpy as np
+import pytest
+
+from viewer.core.session import open_session
+
+
+@pytest.fixture
+def demo_files(tmp_path):
+    from viewer.assets import assets_dir
+    root = tmp_path / "demo"
+    shutil.copytree(assets_dir() / "demo", root)
+    preds = sorted((root / "predictions").glob("*.jsonl"))
+    # The same file's name twice (names made unique), a file none of whose answers matches, an unreadable one.
+    other = tmp_path / "other"
+    other.mkdir()
+    twin = other / preds[0].name
+    shutil.copy(preds[0], twin)
+    stranger = tmp_path / "stranger.jsonl"
+    stranger.write_text('{"uid": "no_such_question", "prediction": "A"}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    return root, [*preds, twin, stranger, empty]
+
+
+def _state_of(state):
+    f = state.filter
+    return (state.models, state.visible_models, f.model, f.model_b, f.compare, state.sort, state.question,
+            state.order.tolist())
+
+
+def test_models_arrive_after_the_release_and_end_as_one_open(make_inspector, demo_files, monkeypatch, qtbot):
+    from ui_helpers import open_release
+
+    from viewer.ui import model_arrivals
+    monkeypatch.setattr(model_arrivals, "FLUSH_S", 0.0)      # one join per file, to see each arrive
+    monkeypatch.setattr(model_arrivals, "JOIN_SHARE", 0.0)
+    root, preds = demo_files
+    win, state = make_inspector()
+    seen_at_open, joined = [], []
+    state.events.session.connect(lambda s: seen_at_open.append((len(s.release), state.models)))
+    state.events.models.connect(lambda models: joined.append(models))
+    labels, submit = [], win.jobs.submit
+    monkeypatch.setattr(win.jobs, "submit", lambda *a, **k: labels.append(k.get("label")) or submit(*a, **k))
+    open_release(qtbot, win, root, preds)
+    # Work over every model waits for the last: the k column is found once, as when all came at once.
+    assert labels.count("finding the target in the sampled frames") == 1 and not state.models_arriving
+    assert sum(str(x).startswith("scoring ") for x in labels) == len(preds)
+    # The release was shown with no model; then the models came one file at a time, in file order.
+    assert seen_at_open == [(84, ())]
+    names = [r.model for r in win.session.results]
+    assert joined == [tuple(names[:k]) for k in range(1, len(names) + 1)]
+    # The end is what opening the whole session at once gives.
+    ref_win, ref_state = make_inspector()
+    reference = open_session(root, preds)
+    ref_state.open(reference, str(root))
+    assert names == reference.models == ["noisy-expert", "random-guesser", "sign-flipper", "noisy-expert (2)"]
+    assert _state_of(state) == _state_of(ref_state)
+    assert sorted((d.level, d.code, d.message) for d in win.session.diagnostics) == \
+        sorted((d.level, d.code, d.message) for d in reference.diagnostics)
+    for a, b in zip(win.session.results, reference.results):
+        assert a.status.tolist() == b.status.tolist() and np.array_equal(a.score, b.score, equal_nan=True)
+    problems = [win.problems.item(i).text() for i in range(win.problems.count())]
+    assert any("stranger.jsonl" in p and "left out" in p for p in problems)
+    assert any("empty.jsonl" in p and "empty" in p for p in problems)
+    assert "4 models" in win.status_label.text()
+
+
+def test_a_question_chosen_while_models_arrive_is_kept(make_inspector, demo_files, qtbot):
+    root, preds = demo_files
+    win, state = make_inspector()
+    chosen = []
+
+    def choose(session):                          # the user picks a question before any model is in
+        state.question = 40
+        chosen.append(state.question)
+    state.events.session.connect(choose)
+    with qtbot.waitSignal(win.sessionLoaded, timeout=60000):
+        win.open_release(root, preds[:3])
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=30000)
+    assert chosen == [40] and state.question == 40
+    assert state.filter.model == 0 and state.sort == (("score", 0), False)    # the sort followed the model
+
+
+def test_a_question_asked_for_by_uid_stays_when_the_models_come(make_inspector, demo_files, qtbot):
+    from ui_helpers import open_release
+    root, preds = demo_files
+    first_row = open_session(root).release.uids[0]          # the first listed before any model is in
+    win, state = make_inspector()
+    open_release(qtbot, win, root, preds[:3], uid=first_row)
+    assert win.session.release.uids[state.question] == first_row
+    assert state.sort == (("score", 0), False) and int(state.order[0]) != state.question
+
+
+def test_cancelling_the_scoring_keeps_the_release_and_says_so(make_inspector, demo_files, qtbot):
+    from PyQt6.QtCore import QTimer
+    root, preds = demo_files
+    win, state = make_inspector()
+    # Cancel (the status bar's Cancel button) as soon as the release is shown, the first file being scored.
+    state.events.session.connect(lambda s: QTimer.singleShot(0, win.jobs.cancel_all))
+    with qtbot.waitSignal(win.sessionLoaded, timeout=60000):
+        win.open_release(root, preds[:3])
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=30000)
+    assert win.session is state.session and len(win.session.release) == 84     # the release stays shown
+    assert "scoring cancelled" in win.status_label.text() and not state.models_arriving
+    assert state.models == tuple(win.session.models) and len(state.models) < 3

@@ -1,0 +1,93 @@
+"""A release's models scored after the release is shown: the window lists the questions first, and each
+model's columns appear as its prediction file is scored, off the GUI thread.
+
+Reading and scoring 22 files of 200,000 answers takes the job thread some 10-20 s of CPU, which the window
+used to wait for before it showed anything. Now `open_release` reads the release alone, shows it, and
+`ModelArrivals` scores the files one job after another (one job for all where the benchmark merges
+files: `Benchmark.merges_predictions`). Arrived models join the state at most every `FLUSH_S` seconds,
+and `JOIN_SHARE` times a join's own cost apart, and with the last file: each join redraws the browser and
+the leaderboard over every question, so one per file would cost the GUI thread more than it shows. Work
+over every model that nobody sees until it is done (the k column) waits for the last file
+(`InspectorState.models_arriving`). The session ends as `open_session` would have made it: the same
+models, names, order, selection and messages.
+"""
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+from ..core.evaluate import ModelResult
+from ..core.session import Session, unmatched_message
+from ..core.state import InspectorState
+from .jobs import CANCELLED, Jobs
+
+FLUSH_S = 1.5
+# Joins are at least this many times their own cost apart: on a large release the GUI thread's redraws
+# then never take more than a fifth of the time the files take to score.
+JOIN_SHARE = 4.0
+
+
+class ModelArrivals:
+    """Scores `paths` for `session`, the state's session, one file per job; `problem(level, text)` lists a
+    message, `done(cancelled)` is called once every file was scored or the scoring was cancelled.
+    `keep_question`: the question shown was asked for (`--uid`), and stays when the first model's sort
+    comes (`InspectorState.add_results`)."""
+
+    def __init__(self, jobs: Jobs, state: InspectorState, session: Session, paths: list[str],
+                 problem: Callable[[str, str], None], done: Callable[[bool], None], keep_question: bool = False):
+        self.jobs, self.state, self.session, self.problem, self.done = jobs, state, session, problem, done
+        self.keep_question = keep_question
+        merged = session.release.benchmark.merges_predictions
+        self.batches = [list(paths)] if merged else [[p] for p in paths]
+        self.k = 0
+        self.waiting: list[ModelResult] = []        # scored, not joined yet
+        self.joined_at = time.monotonic()
+        self.join_cost = 0.0                         # what the last join took the GUI thread (s)
+        self._submit()
+
+    def _submit(self) -> None:
+        batch = self.batches[self.k]
+        what = Path(batch[0]).name if len(batch) == 1 else f"{len(batch)} files"
+        taken = [r.model for r in self.waiting]
+        self.jobs.submit(partial(self.session.score_files, batch, taken=taken), lane="session", scope="session",
+                         label=f"scoring {what} ({self.k + 1}/{len(self.batches)})", with_progress=True,
+                         done=self._scored, failed=self._failed)
+
+    def _scored(self, payload: tuple[list[ModelResult], list[str]]) -> None:
+        results, errors = payload
+        for e in errors:
+            self.session.diagnostics.error(e, code="prediction.unreadable")
+            self.problem("error", e)
+        for r in results:
+            if r.unmatched:
+                self.session.diagnostics.error(unmatched_message(r), code="prediction.no_match")
+                self.problem("error", unmatched_message(r))
+            else:
+                self.waiting.append(r)
+        self.k += 1
+        last = self.k == len(self.batches)
+        if last or time.monotonic() - self.joined_at >= max(FLUSH_S, JOIN_SHARE * self.join_cost):
+            self._join()
+        if last:
+            self.done(False)
+        else:
+            self._submit()
+
+    def _join(self) -> None:
+        arrived, self.waiting = self.waiting, []
+        start = time.monotonic()
+        if arrived:
+            self.state.add_results(arrived, opening=True, keep_question=self.keep_question)
+            for r in arrived:
+                for d in r.diagnostics:
+                    self.problem(d.level, str(d))
+        self.joined_at = time.monotonic()
+        self.join_cost = self.joined_at - start
+
+    def _failed(self, message: str) -> None:
+        if message != CANCELLED:                     # a file's own problems are errors of `_scored`
+            self.problem("error", f"scoring predictions: {message}")
+        self._join()
+        self.done(True)
