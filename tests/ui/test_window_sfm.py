@@ -78,3 +78,17 @@ def test_an_unaligned_reconstruction_leaves_the_map_to_the_answers_and_says_so(q
         settle(qtbot, window)
         assert len(sv.view3d.overlay.of(pr.PointCloud)) == 1 and sv.view3d.overlay.of(pr.Polyline, pr.PATH)
         sv.tabs.setCurrentIndex(0)
+
+
+def test_a_white_point_cloud_stands_out_against_the_3d_background():
+    """A textured room's points are mostly white: drawn in their own colour they vanished on the light grey
+    background. Each is drawn darker than the background by a clear margin, keeping its hue and order."""
+    from viewer.ui.view3d import BACKGROUND, cloud_rgba
+    colors = np.array([[255, 255, 255], [200, 40, 40], [0, 0, 0]], np.uint8)
+    rgba = cloud_rgba(colors, 3)
+    luma = rgba[:, :3] @ np.array([0.299, 0.587, 0.114])
+    background = np.dot(np.array(BACKGROUND) / 255.0, [0.299, 0.587, 0.114])
+    assert luma.max() < background - 0.3                                # even white: well below the background
+    assert luma[0] > luma[1] > luma[2] and rgba[1, 0] > rgba[1, 1]      # lightness order and hue kept
+    assert np.all(rgba[:, 3] == 1.0)
+    assert cloud_rgba(colors[:2], 3) == (0.35, 0.35, 0.4, 1.0)          # colours that do not fit: one grey

@@ -267,7 +267,7 @@ class View3DPanel(QWidget):
             return False
         try:
             self.view = InteractiveGLView.create(lambda: self._use_lod(True), self._still_timer.start)
-            self.view.setBackgroundColor(QColor(235, 236, 240))
+            self.view.setBackgroundColor(QColor(*BACKGROUND))
         except Exception as e:          # no OpenGL here: say so, keep the rest working
             self.view = None
             self.message.setText(f"The 3D view needs OpenGL, which is not available: {e}")
@@ -370,14 +370,23 @@ class View3DPanel(QWidget):
 
     def _cloud(self, gl, item: pr.PointCloud) -> None:
         pts = np.asarray(item.points, np.float32).reshape(-1, 3)
-        if item.colors is not None and len(item.colors) == len(pts):
-            rgba = np.concatenate([np.asarray(item.colors, np.float32) / 255.0,
-                                   np.ones((len(pts), 1), np.float32)], axis=1)
-        else:
-            rgba = (0.35, 0.35, 0.4, 1.0)
-        cloud = gl.GLScatterPlotItem(pos=pts, color=rgba, size=3.0, pxMode=True)
+        cloud = gl.GLScatterPlotItem(pos=pts, color=cloud_rgba(item.colors, len(pts)), size=3.0, pxMode=True)
         self.view.addItem(cloud)
         self._overlay_items.append(cloud)
+
+
+BACKGROUND = (235, 236, 240)
+CLOUD_SHADE = 0.6        # a point's colour times this: white walls' points stay visible on the light background
+
+
+def cloud_rgba(colors, n: int):
+    """The colours a point cloud is drawn in: its own, darkened so even a white point stands out against the
+    view's light background (a textured room's points were white on light grey, nearly unseen); a cloud
+    without colours (or with a colour count that does not match) in one slate grey."""
+    if colors is None or len(colors) != n:
+        return (0.35, 0.35, 0.4, 1.0)
+    rgb = np.asarray(colors, np.float32).reshape(-1, 3) / 255.0 * CLOUD_SHADE
+    return np.concatenate([rgb, np.ones((n, 1), np.float32)], axis=1)
 
 
 _SHAPE_GLYPH = {"circle": "●", "square": "■", "triangle": "▲", "diamond": "◆"}
