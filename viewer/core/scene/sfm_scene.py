@@ -32,6 +32,7 @@ from ..media import within
 from .align import Alignment, Anchor, align, floor_frame
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
 from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
+from .walks import Walk, release_walks
 
 MAP_NAME = "answers"            # the map the answers place things on
 TARGET_SIZE_M = (0.5, 0.5, 0.8)     # a target placed by its answers has no extent: an estimated box
@@ -239,59 +240,72 @@ def cached_videos() -> list[str]:
     return out
 
 
+def cache_problem(video: str) -> str | None:
+    """Why the cached result of `video` cannot be served though its file is there (damaged, not a result),
+    naming the file; None when there is none or it reads (a result made for an older video is no problem:
+    it is made again)."""
+    try:
+        path, key = sfm_cache_file(video, PIPELINE_VERSION)
+    except OSError:
+        return None
+    if not path.is_file():
+        return None
+    try:
+        load_sfm_result(path, key)
+    except ValueError as e:
+        return f"{e}; the reconstruction of {video} is not shown"
+    return None
+
+
 class SfmCacheSource:
-    """Scenes from cached structure-from-motion results of the release's videos (`gst-viewer reconstruct`)."""
+    """Scenes from cached structure-from-motion results of the release's videos (`gst-viewer reconstruct`).
+    A walk's result serves its red-box copies too (walks.py). A cache file that cannot be read is skipped here;
+    `cache_problem` says why, naming it (the window lists it and offers to reconstruct again)."""
 
     def __init__(self, release_root: str | Path):
         self.root = Path(release_root)
         self._release = None
-        self._videos: dict[str, list[tuple[str, list[str]]]] | None = None   # scene -> [(video file, its ids)]
+        self._walks: dict[str, list[Walk]] | None = None
         self._lock = threading.Lock()
 
-    def _release_videos(self) -> dict[str, list[tuple[str, list[str]]]]:
-        """Per scene, its questions' video files (shortest name first: a red-box copy is named after its
-        video, `video3_obj_<target>.mp4`) with the video ids of the questions that show it or its copies."""
+    def _release_walks(self) -> dict[str, list[Walk]]:
+        """Per scene, its walks (a video with its red-box copies), read once the cache holds a result of one
+        of the release's videos (until then the release is not even read)."""
         with self._lock:
-            if self._videos is None:
-                self._videos = {}
+            if self._walks is None:
                 root = os.path.realpath(self.root)
                 if not any(within(os.path.realpath(v), root) for v in cached_videos()):
-                    return self._videos          # none of its videos reconstructed: the release is not even read
+                    return {}                   # asked again after a run (`forget`)
                 from ..release import load_release, loaded_release
                 try:
                     self._release = loaded_release(self.root) or load_release(self.root)
                 except Exception:                # noqa: BLE001 - not a release this source can read
-                    return self._videos
-                files: dict[str, dict[str, set[str]]] = {}
-                for q in self._release.each_question():
-                    if q.video is not None and q.video.exists and q.video.path:
-                        files.setdefault(q.scene, {}).setdefault(q.video.path, set()).add(q.video_id or "")
-                for sid, by_file in files.items():
-                    names = sorted(by_file, key=lambda p: (len(os.path.basename(p)), p))
-                    out = []
-                    for f in names:
-                        stem = os.path.splitext(os.path.basename(f))[0]
-                        ids = set(by_file[f])
-                        for g in names:
-                            if os.path.basename(g).startswith(stem + "_"):
-                                ids |= by_file[g]
-                        out.append((f, sorted(i for i in ids if i)))
-                    self._videos[sid] = out
-            return self._videos
+                    self._walks = {}
+                    return self._walks
+                self._walks = release_walks(self._release)
+            return self._walks
+
+    def forget(self, scene_id: str) -> None:
+        """A result of `scene_id` was made or removed: its cache is looked at again."""
+        with self._lock:
+            if not self._walks:
+                self._walks = None
 
     def _cached(self, scene_id: str) -> tuple[SfmResult, list[str]] | None:
-        for video, ids in self._release_videos().get(scene_id, []):
-            try:
-                path, key = sfm_cache_file(video, PIPELINE_VERSION)
-            except OSError:
-                continue
-            if path.is_file():
+        for walk in self._release_walks().get(scene_id, []):
+            for video in walk.files:                # a copy reconstructed on its own serves the walk too
+                try:
+                    path, key = sfm_cache_file(video, PIPELINE_VERSION)
+                except OSError:
+                    continue
+                if not path.is_file():
+                    continue
                 try:
                     result = load_sfm_result(path, key)
                 except ValueError:
-                    continue
+                    continue                    # damaged: cache_problem names it
                 if result is not None:
-                    return result, ids
+                    return result, walk.ids
         return None
 
     def available(self) -> list[str]:
@@ -301,7 +315,8 @@ class SfmCacheSource:
                 return sfm_cache_file(video, PIPELINE_VERSION)[0].is_file()
             except OSError:
                 return False
-        return sorted(sid for sid, videos in self._release_videos().items() if any(cached(v) for v, _ in videos))
+        return sorted(sid for sid, walks in self._release_walks().items()
+                      if any(cached(v) for w in walks for v in w.files))
 
     def load(self, scene_id: str) -> Scene | None:
         found = self._cached(scene_id)
