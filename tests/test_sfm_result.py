@@ -51,3 +51,7 @@ def test_a_foreign_file_is_named(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="x.npz"):
         load_sfm_result(bad)
+    # A cut or overwritten .npz (zip's magic, then nothing of it) is named too, not a BadZipFile.
+    bad.write_bytes(b"PK\x03\x04" + bytes(100))
+    with pytest.raises(ValueError, match="x.npz: not a readable structure-from-motion result"):
+        load_sfm_result(bad)

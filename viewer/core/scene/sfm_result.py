@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +112,8 @@ def load_sfm_result(path: str | Path, key: str | None = None) -> SfmResult | Non
             return SfmResult(meta["video"], int(meta["frame_count"]), z["poses"],
                              None if k is None else Intrinsics.from_dict(k),
                              z["points"], z["colors"], queries, dict(meta.get("stats") or {}))
-    except (OSError, KeyError, IndexError, TypeError, ValueError, EOFError) as e:   # JSONDecodeError is a ValueError
+    except (OSError, KeyError, IndexError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        # JSONDecodeError is a ValueError; a cut or overwritten .npz is a BadZipFile
         raise ValueError(f"{path}: not a readable structure-from-motion result ({e})") from e
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,8 +208,10 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
                                   code="sfm.alignment_weak")
     move = al.poses_to_world if al.ok else (lambda p: np.asarray(p, float))
     fps = result.stats.get("fps")
+    step = int((result.stats.get("settings") or {}).get("step") or 1)
+    poses = move(between_samples(result.poses, step))
     track = lambda vid: VideoTrack(vid, result.video, float(fps) if fps else None,   # noqa: E731
-                                   result.intrinsics, move(result.poses))
+                                   result.intrinsics, poses)
     scene.videos = {vid: track(vid) for vid in video_ids}
     scene.points = al.to_world(result.points) if al.ok else result.points.astype(float)
     scene.point_colors = result.colors
@@ -226,6 +229,27 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     return scene
 
 
+def between_samples(poses: np.ndarray, step: int) -> np.ndarray:
+    """The poses with the frames a run did not sample (every `step`-th was) placed between their registered
+    neighbours: the centre on the line between them, the rotation blended and made a rotation again. Without
+    it a path sampled every 2nd frame is a NaN every other row, which the map draws as no line at all and the
+    camera of the playing frame as absent half the time. A gap longer than `step` (frames the run sampled and
+    could not place) stays NaN: the path is broken there, as it should be."""
+    out = np.array(poses, float)
+    if step <= 1:
+        return out
+    known = np.flatnonzero(np.isfinite(out).all(axis=(1, 2)))
+    for a, b in zip(known[:-1], known[1:]):
+        if 1 < b - a <= step:
+            for k in range(a + 1, b):
+                t = (k - a) / (b - a)
+                m = (1 - t) * out[a] + t * out[b]
+                u, _, vt = np.linalg.svd(m[:3, :3])
+                m[:3, :3] = u @ np.diag([1.0, 1.0, np.linalg.det(u @ vt)]) @ vt
+                out[k] = m
+    return out
+
+
 def cached_videos() -> list[str]:
     """The videos the cache holds results for, from each file's header alone (a handful of files)."""
     import json
@@ -235,8 +259,8 @@ def cached_videos() -> list[str]:
         try:
             with np.load(path, allow_pickle=False) as z:
                 out.append(str(json.loads(str(z["meta"])).get("video", "")))
-        except (OSError, KeyError, ValueError, EOFError):
-            continue                     # not a result: load_sfm_result names it when it is asked for
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+            continue                     # not a result: cache_problem names it
     return out
 
 
