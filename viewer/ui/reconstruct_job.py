@@ -27,7 +27,7 @@ from .geometry_loader import GeometryLoader
 from .jobs import CANCELLED, Cancelled, Jobs
 
 START_TEXT = "Reconstruct the camera path from the video"
-BUTTON_TEXT = "Reconstruct the path from the video"
+BUTTON_TEXT = "Reconstruct the path"
 
 
 def reconstruct_walk(release, scene: str, video: str, progress, cancelled):
