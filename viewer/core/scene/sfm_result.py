@@ -92,6 +92,34 @@ def save_sfm_result(result: SfmResult, path: str | Path, key: str = "") -> None:
                         colors=result.colors, query_poses=qposes)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, buf.getvalue())
+    _index(path, result.video)
+
+
+# The cache folder's index: one line per result written, its file name and its video, so the scene source
+# learns which videos have results from one small file rather than from every result's header. Appended (one
+# short write: several Dask workers may share the folder); a line whose file is gone, or a torn one, is ignored.
+INDEX = "index.tsv"
+
+
+def _index(path: str | Path, video: str) -> None:
+    if "\t" in video or "\n" in video:
+        return                          # such a path is found by its header instead
+    with open(Path(path).parent / INDEX, "a", encoding="utf-8") as f:
+        f.write(f"{Path(path).name}\t{video}\n")
+
+
+def indexed_results(folder: str | Path) -> dict[str, str]:
+    """File name -> video of the results the folder's index lists (the last line of a name wins)."""
+    out: dict[str, str] = {}
+    try:
+        text = (Path(folder) / INDEX).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        name, sep, video = line.partition("\t")
+        if sep and name.endswith(".npz") and video:
+            out[name] = video
+    return out
 
 
 def load_sfm_result(path: str | Path, key: str | None = None) -> SfmResult | None:

@@ -32,7 +32,14 @@ from ..column import EGOCENTRIC, Columns
 from ..media import within
 from .align import Alignment, Anchor, align, floor_frame
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
-from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
+from .sfm_result import (
+    PIPELINE_VERSION,
+    SfmResult,
+    indexed_results,
+    load_sfm_result,
+    sfm_cache_dir,
+    sfm_cache_file,
+)
 from .walks import Walk, release_walks
 
 MAP_NAME = "answers"            # the map the answers place things on
@@ -251,11 +258,18 @@ def between_samples(poses: np.ndarray, step: int) -> np.ndarray:
 
 
 def cached_videos() -> list[str]:
-    """The videos the cache holds results for, from each file's header alone (a handful of files)."""
+    """The videos the cache holds results for: from the cache's index (one small file), and from the header
+    of a result the index does not list (one written before the index was)."""
     import json
-    out = []
     cache = sfm_cache_dir()
-    for path in cache.glob("*.npz") if cache.is_dir() else ():
+    if not cache.is_dir():
+        return []
+    indexed = indexed_results(cache)
+    out = []
+    for path in cache.glob("*.npz"):
+        if path.name in indexed:
+            out.append(indexed[path.name])
+            continue
         try:
             with np.load(path, allow_pickle=False) as z:
                 out.append(str(json.loads(str(z["meta"])).get("video", "")))
