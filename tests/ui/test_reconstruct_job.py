@@ -97,7 +97,7 @@ def test_start_progress_cancel_start_again_walk_away_and_back_then_the_path(qtbo
 
     # Start; the stage and per cent are shown on the button and the status bar.
     qtbot.mouseClick(button, _left())
-    qtbot.waitUntil(lambda: "mapping 25 %" in button.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "mapping 25 % · 0:" in button.text(), timeout=10000)
     assert "reconstructing video_0.mp4: mapping 25 %" in window.status_label.text()
     assert window.cancel_button.isVisible() and not job.start_action.isEnabled()
     # Cancel: nothing cached, the run stopped, the offer back.
@@ -263,7 +263,8 @@ def test_the_real_pipeline_cancelled_leaves_nothing_and_run_again_shows_the_path
     job, button = window.reconstruct, _map(window).path_button
     qtbot.waitUntil(lambda: job.start_action.isEnabled(), timeout=20000)
     job.start_action.trigger()
-    qtbot.waitUntil(lambda: "features" in button.text() and "%" in button.text(), timeout=60000)
+    # Feature extraction reports only its start: the stage and the time since the run began say it is alive.
+    qtbot.waitUntil(lambda: "features · 0:" in button.text(), timeout=60000)
     job.cancel()
     assert window.jobs.wait(60000)                         # the worker has stopped
     assert not list((tmp_path / "cache" / "sfm").rglob("*")) and not list((tmp_path / "tmp").iterdir())

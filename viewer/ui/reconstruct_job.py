@@ -15,9 +15,10 @@ Problems, and the window goes on; so is a cached result that cannot be read (`sf
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QToolButton
 
@@ -67,6 +68,11 @@ class ReconstructJob(QObject):
         self.token: int | None = None
         self.running: tuple[str, str] | None = None        # (scene, video file) of the run under way
         self.progress_text = ""
+        self._stage, self._started = "", 0.0
+        # Some stages report only their start (pycolmap's feature extraction and matching run as one call):
+        # the time since the run began, every second, says it is alive.
+        self._clock = QTimer(self, interval=1000)
+        self._clock.timeout.connect(self._tick)
         self._said: set[str] = set()                        # cache problems already listed this session
         self.start_action = QAction(START_TEXT, parent)
         self.start_action.setToolTip("Structure from motion on the question's walkthrough video (pycolmap); "
@@ -128,7 +134,9 @@ class ReconstructJob(QObject):
             return
         scene, video = offer
         self.running = (scene, video)
-        self.progress_text = "starting"
+        self._stage, self._started = "starting", time.monotonic()
+        self.progress_text = self._stage
+        self._clock.start()
         self.token = self.jobs.submit(reconstruct_walk, self.state.session.release, scene, video,
                                       scope="session", label=f"reconstructing {os.path.basename(video)}",
                                       with_progress=True, with_cancel=True, long=True,
@@ -146,13 +154,21 @@ class ReconstructJob(QObject):
             self._show()
 
     def _progressed(self, done: int, total: int, stage: str) -> None:
-        self.progress_text = f"{stage} {100 * done // total} %" if total else stage
+        self._stage = f"{stage} {100 * done // total} %" if total > 1 or total and done else stage
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.running is None:
+            return
+        seconds = int(time.monotonic() - self._started)
+        self.progress_text = f"{self._stage} · {seconds // 60}:{seconds % 60:02d}"
         self.message.emit(f"reconstructing {os.path.basename(self.running[1])}: {self.progress_text}")
         self._show()
 
     def _finish(self) -> tuple[str, str]:
         ran = self.running
         self.token, self.running, self.progress_text = None, None, ""
+        self._clock.stop()
         self.cancel_action.setEnabled(False)
         return ran
 
