@@ -227,6 +227,18 @@ def test_a_damaged_cache_file_is_said_naming_it_and_a_run_replaces_it(qtbot, mak
     assert "aligned by" in state.geometry.scene.provenance
 
 
+def test_closing_the_window_during_a_run_stops_it_before_the_window_is_gone(qtbot, make_inspector, scene_less):
+    root, run = scene_less
+    window, state = make_inspector(root, uid=POS)
+    job = window.reconstruct
+    qtbot.waitUntil(lambda: job.start_action.isEnabled())
+    job.start_action.trigger()
+    qtbot.waitUntil(lambda: "mapping 25 %" in _map(window).path_button.text(), timeout=10000)
+    window.close()
+    assert run.stopped.is_set()                 # the run had stopped when close returned (it cleans up first)
+    assert not _cache_file(root).exists()
+
+
 # --------------------------------------------------------------------------- the real pipeline
 W, H, FRAMES = 200, 150, 20
 
