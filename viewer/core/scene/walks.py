@@ -13,6 +13,7 @@ the caller passes `same_walk(original, copy)`; without it the names and ids are 
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Callable
@@ -51,12 +52,13 @@ def release_walks(release, scenes: set[str] | None = None,
     root = os.path.realpath(release.root)
     # (scene, video id or the file itself) -> file -> (is a copy, the questions' query images, their ids)
     groups: dict[tuple[str, str], dict[str, list]] = {}
+    real = functools.lru_cache(maxsize=None)(os.path.realpath)      # many questions share a video
     for q in release.each_question():
         if scenes is not None and q.scene not in scenes:
             continue
         if q.video is None or not q.video.exists or not q.video.path:
             continue
-        video = os.path.realpath(q.video.path)
+        video = real(q.video.path)
         entry = groups.setdefault((q.scene, q.video_id or video), {}).setdefault(
             video, [red_box_copy(video, q.target), {}, set()])
         if q.video_id:
