@@ -291,7 +291,7 @@ def cache_problem(video: str) -> str | None:
     try:
         load_sfm_result(path, key)
     except ValueError as e:
-        return f"{e}; the reconstruction of {video} is not shown"
+        return f"{e}; the reconstruction of {video} is not shown (reconstruct it again to replace the file)"
     return None
 
 
