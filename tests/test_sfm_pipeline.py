@@ -200,5 +200,8 @@ def test_the_command_on_dask_runs_each_video_in_a_worker_and_a_bad_one_comes_bac
     again, cached = cached_reconstruction(rel / "video0.mp4", {QUERY: str(rel / QUERY)}, SETTINGS)
     assert cached and int(again.registered.sum()) == walk["registered_frames"]
     assert len(list((cache / "sfm").glob("*.npz"))) == 1
+    # The worker told the cache's index the release's scene of it (the window finds it without the release).
+    from viewer.core.scene.sfm_result import indexed_results
+    assert list(indexed_results(cache / "sfm").values()) == [(walk["video"], "scene_1")]
     # As the local run found it, up to SfM's own frame: the same frames placed, the same query localised.
     assert abs(int(local.registered.sum()) - walk["registered_frames"]) <= 1

@@ -68,7 +68,7 @@ def test_the_cached_videos_come_from_the_index_and_old_results_from_their_header
         r.video = str(tmp_path / f"{name}.mp4")
         save_sfm_result(r, folder / f"{name}.npz", key="k")
         videos.append(r.video)
-    assert indexed_results(folder) == {"a.npz": videos[0], "b.npz": videos[1]}
+    assert indexed_results(folder) == {"a.npz": (videos[0], ""), "b.npz": (videos[1], "")}
     # Listed by the index alone: no result's header is read.
     real_load = np.load
     monkeypatch.setattr(sfm_scene.np, "load", lambda *a, **k: pytest.fail("a header was read"))
@@ -78,3 +78,6 @@ def test_the_cached_videos_come_from_the_index_and_old_results_from_their_header
     monkeypatch.setattr(sfm_scene.np, "load", real_load)
     (folder / INDEX).write_text(f"a.npz\t{videos[0]}\ngone.npz\t/x/gone.mp4\nb.np")
     assert sorted(sfm_scene.cached_videos()) == videos
+    # A job of a release says the scene; a later line without one keeps it.
+    (folder / INDEX).write_text(f"a.npz\t{videos[0]}\na.npz\t{videos[0]}\tscene_7\na.npz\t{videos[0]}\n")
+    assert indexed_results(folder)["a.npz"] == (videos[0], "scene_7")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from viewer.core.release import load_release
 from viewer.core.scene.sfm_scene import SfmCacheSource, between_samples
@@ -105,3 +106,20 @@ def test_frames_between_samples_are_placed_between_their_neighbours():
 
 def _records(root: Path) -> list[dict]:
     return [json.loads(line) for line in (root / "questions.jsonl").read_text().splitlines()]
+
+
+def test_a_scene_the_index_names_is_available_without_reading_the_release(tmp_path, monkeypatch):
+    """The window asks which scenes have results on its GUI thread: a result a job of the release made (its
+    scene noted in the cache's index) answers it without the release's questions."""
+    from viewer.core import release as release_module
+    from viewer.core.scene import sfm_scene
+    from viewer.core.scene.sfm_result import note_scene
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+    root = sf.scene_less(tmp_path)
+    result, _ = sf.fake_result(root)
+    sf.cache(result)
+    assert SfmCacheSource(root).available() == [sf.SCENE]          # no scene in the index: from the walks
+    note_scene(result.video, sf.SCENE)
+    monkeypatch.setattr(release_module, "load_release", lambda *a, **k: pytest.fail("the release was read"))
+    monkeypatch.setattr(sfm_scene, "release_walks", lambda *a, **k: pytest.fail("the questions were walked"))
+    assert SfmCacheSource(root).available() == [sf.SCENE]

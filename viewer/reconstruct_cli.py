@@ -60,7 +60,7 @@ def cmd_reconstruct(argv: list[str]) -> int:
     keys = [j["video"] for j in jobs]
     copies = {j["video"]: j["copies"] for j in jobs}
     work = [(j["video"], j["queries"], replace(settings, intrinsics=j["intrinsics"]), args.refresh,
-             executor is None and not args.json) for j in jobs]
+             executor is None and not args.json, j["scene"]) for j in jobs]
     try:
         if executor is None:
             for key, job in zip(keys, work):
@@ -111,8 +111,10 @@ def video_jobs(args) -> list[dict]:
     return jobs
 
 
-def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_progress: bool = False) -> dict:
-    """One video's reconstruction (cached), as the report's plain dict; a failure is a dict with its reason."""
+def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_progress: bool = False,
+                    scene: str | None = None) -> dict:
+    """One video's reconstruction (cached), as the report's plain dict; a failure is a dict with its reason.
+    The cache's index is told the release's `scene` of it (the window then finds it without the release)."""
     from .render.sfm import SfmError, cached_reconstruction
     progress, bars = None, {}
     if show_progress:
@@ -132,6 +134,9 @@ def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_pro
     finally:
         for bar in bars.values():
             bar.close()
+    if scene:
+        from .core.scene.sfm_result import note_scene
+        note_scene(video, scene)
     s = result.stats
     return {"video": video, "ok": True, "cached": cached,
             "sampled_frames": s.get("sampled_frames"), "registered_frames": s.get("registered_frames"),

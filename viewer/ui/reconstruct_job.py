@@ -53,6 +53,8 @@ def reconstruct_walk(release, scene: str, video: str, progress, cancelled):
     except SfmError as e:
         text = str(e)
         raise UserError(text if job["video"] in text else f"{job['video']}: {text}") from None
+    from ..core.scene.sfm_result import note_scene
+    note_scene(job["video"], scene)            # the scene source then finds it without reading the release
     return job, result, cached
 
 

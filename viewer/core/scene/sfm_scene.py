@@ -257,9 +257,9 @@ def between_samples(poses: np.ndarray, step: int) -> np.ndarray:
     return out
 
 
-def cached_videos() -> list[str]:
-    """The videos the cache holds results for: from the cache's index (one small file), and from the header
-    of a result the index does not list (one written before the index was)."""
+def cached_entries() -> list[tuple[str, str]]:
+    """(video, scene or "") of each result the cache holds: from the cache's index (one small file), and from
+    the header of a result the index does not list (one written before the index was)."""
     import json
     cache = sfm_cache_dir()
     if not cache.is_dir():
@@ -272,10 +272,15 @@ def cached_videos() -> list[str]:
             continue
         try:
             with np.load(path, allow_pickle=False) as z:
-                out.append(str(json.loads(str(z["meta"])).get("video", "")))
+                out.append((str(json.loads(str(z["meta"])).get("video", "")), ""))
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
             continue                     # not a result: cache_problem names it
     return out
+
+
+def cached_videos() -> list[str]:
+    """The videos the cache holds results for."""
+    return [video for video, _ in cached_entries()]
 
 
 def cache_problem(video: str) -> str | None:
@@ -347,7 +352,14 @@ class SfmCacheSource:
         return None
 
     def available(self) -> list[str]:
-        """Scenes with a cache file for one of their videos (read only when loaded)."""
+        """Scenes with a cache file for one of their videos (read only when loaded). The cache's index names
+        the scene of each result a job of this release made, so the release is not read here (the window
+        asks on its GUI thread); only a result the index does not place makes it read the release's walks."""
+        root = os.path.realpath(self.root)
+        mine = [(v, s) for v, s in cached_entries() if within(os.path.realpath(v), root)]
+        if all(s for _, s in mine):
+            return sorted({s for _, s in mine})
+
         def cached(video: str) -> bool:
             try:
                 return sfm_cache_file(video, PIPELINE_VERSION)[0].is_file()
