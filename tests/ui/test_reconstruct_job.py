@@ -85,6 +85,9 @@ def _map(window):
 
 def test_start_progress_cancel_start_again_walk_away_and_back_then_the_path(qtbot, make_inspector, scene_less):
     root, run = scene_less
+    empty, _ = make_inspector()
+    assert not empty.reconstruct.start_action.isEnabled()       # no release: nothing to reconstruct
+    empty.close()
     window, state = make_inspector(root, uid=POS)
     job, button = window.reconstruct, _map(window).path_button
     qtbot.waitUntil(lambda: state.geometry is not None)

@@ -80,6 +80,7 @@ class ReconstructJob(QObject):
         self.start_action.setToolTip("Structure from motion on the question's walkthrough video (pycolmap); "
                                      "the result is cached and shown on the map and in 3D")
         self.start_action.triggered.connect(lambda _=False: self.start())
+        self.start_action.setEnabled(False)                # until a question without a path is shown
         self.cancel_action = QAction("Cancel the reconstruction", parent, enabled=False)
         self.cancel_action.triggered.connect(lambda _=False: self.cancel())
         button.clicked.connect(lambda _=False: self.cancel() if self.token is not None else self.start())
