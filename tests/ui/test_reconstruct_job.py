@@ -24,6 +24,7 @@ from viewer.ui.reconstruct_job import BUTTON_TEXT
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sfm_release as sf  # noqa: E402
 from sfm_scene import pose, render, walkthrough, write_mp4  # noqa: E402
+from ui_helpers import settle  # noqa: E402
 
 POS = "scene1_Egocentric_Localization_Global_Position_pos_15_orient_0_video_0"
 OTHER_SCENE = "scene2_Egocentric_Localization_Global_Position_pos_12_orient_1_video_0"
@@ -297,6 +298,8 @@ def test_the_real_pipeline_cancelled_leaves_nothing_and_run_again_shows_the_path
     placed = np.isfinite(state.geometry.video.poses).all(axis=(1, 2))
     assert placed.sum() >= 0.9 * (FRAMES - 1)
     qtbot.waitUntil(lambda: "3D only" in _map(window).note.text(), timeout=20000)
+    settle(qtbot, window)
+    assert "frames placed" in window.status_label.text()        # what the run found, after the scene's problems
     sv = window.sample_view
     assert sv.tabs.isTabEnabled(1)
     sv.tabs.setCurrentIndex(1)

@@ -70,6 +70,7 @@ class ReconstructJob(QObject):
         self.token: int | None = None
         self.running: tuple[str, str] | None = None        # (scene, video file) of the run under way
         self.progress_text = ""
+        self._summary: tuple[str, str] | None = None       # (scene, what the finished run found)
         self._stage, self._started = "", 0.0
         # Some stages report only their start (pycolmap's feature extraction and matching run as one call):
         # the time since the run began, every second, says it is alive.
@@ -98,6 +99,11 @@ class ReconstructJob(QObject):
         return (q.scene, q.video.path) if g.scene is None else None
 
     def _show(self) -> None:
+        q, g = self.state.current, self.state.geometry
+        if self._summary is not None and q is not None and g is not None and g.scene is not None \
+                and q.scene == self._summary[0]:
+            self.message.emit(self._summary[1])
+            self._summary = None
         if self.token is not None:
             self.button.setText(f"Cancel ({self.progress_text})" if self.progress_text else "Cancel")
             self.button.setToolTip(f"reconstructing {os.path.basename(self.running[1])}: {self.progress_text}; "
@@ -183,9 +189,10 @@ class ReconstructJob(QObject):
         localised = sum(q.localised for q in result.queries.values())
         copies = f"; it serves its {len(job['copies'])} red-box copies too" if job["copies"] else ""
         how = "read from the cache" if cached else f"{s.get('wall_seconds', 0):.0f} s"
-        self.message.emit(
-            f"{name}: {int(result.registered.sum())} of {result.frame_count} frames placed, "
-            f"{localised} of {len(result.queries)} query views localised ({how}){copies}")
+        summary = (f"{name}: {int(result.registered.sum())} of {result.frame_count} frames placed, "
+                   f"{localised} of {len(result.queries)} query views localised ({how}){copies}")
+        self.message.emit(summary)
+        self._summary = (scene, summary)           # said again once the scene is shown (after its problems)
         self.loader.scene_changed(scene)
         self._show()
         self.ended.emit("done")
@@ -203,4 +210,5 @@ class ReconstructJob(QObject):
 
     def _session_changed(self) -> None:
         self._said.clear()
+        self._summary = None
         self.cancel()                 # another release: its result would be dropped anyway
