@@ -189,7 +189,8 @@ class ReconstructJob(QObject):
         localised = sum(q.localised for q in result.queries.values())
         copies = f"; it serves its {len(job['copies'])} red-box copies too" if job["copies"] else ""
         how = "read from the cache" if cached else f"{s.get('wall_seconds', 0):.0f} s"
-        summary = (f"{name}: {int(result.registered.sum())} of {result.frame_count} frames placed, "
+        sampled = int(s.get("sampled_frames") or result.frame_count)
+        summary = (f"{name}: {int(result.registered.sum())} of {sampled} sampled frames placed, "
                    f"{localised} of {len(result.queries)} query views localised ({how}){copies}")
         self.message.emit(summary)
         self._summary = (scene, summary)           # said again once the scene is shown (after its problems)
