@@ -169,3 +169,39 @@ def test_without_pycolmap_the_command_says_what_to_install(tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "pycolmap", None)
     assert main(["reconstruct", str(tmp_path)]) == 2
     assert 'pip install "gst-viewer[sfm]"' in capsys.readouterr().err
+
+
+def test_the_command_on_dask_runs_each_video_in_a_worker_and_a_bad_one_comes_back_as_its_reason(
+        room, tmp_path, monkeypatch, capsys):
+    """`reconstruct --executor dask`: a LocalCluster worker process runs the pipeline (a cache of its own, so it
+    really runs) and writes the result where the window looks; a flat video fails there and comes back as its
+    reason, without stopping the other; the order of the report is the release's."""
+    import shutil
+
+    from viewer.cli import main
+    root, local = room
+    rel = tmp_path / "rel"
+    shutil.copytree(root, rel, ignore=shutil.ignore_patterns("cache"))
+    (rel / "flat.mp4").write_bytes(small_mp4(frames=8, size=(96, 64)))
+    with (rel / "questions.jsonl").open("a") as f:
+        f.write(json.dumps({"uid": "scene2_x_video_0", "task": "Self_Localization_Global_Position", "scene": "scene_2",
+                            "answer": "<point>1 2</point>", "texts": ["v", "q"], "copied_video_path": "flat.mp4",
+                            "images": []}) + "\n")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(cache))          # the workers are spawned with it
+    assert main(["reconstruct", str(rel), "--step", "1", "--json", "--executor", "dask", "--workers", "1"]) == 1
+    out = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines() if line.startswith("{")]
+    assert [o["video"].rsplit("/", 1)[-1] for o in out] == ["video0.mp4", "flat.mp4"]
+    walk, flat = out
+    assert walk["ok"] and not walk["cached"] and walk["queries_localised"] == 1
+    assert walk["registered_frames"] >= 0.9 * FRAMES and walk["sampled_frames"] == FRAMES
+    assert not flat["ok"] and "too few features" in flat["error"] and "flat.mp4" in flat["error"]
+    # The worker's result is the cache this process (the window) serves: no second run.
+    again, cached = cached_reconstruction(rel / "video0.mp4", {QUERY: str(rel / QUERY)}, SETTINGS)
+    assert cached and int(again.registered.sum()) == walk["registered_frames"]
+    assert len(list((cache / "sfm").glob("*.npz"))) == 1
+    # The worker told the cache's index the release's scene of it (the window finds it without the release).
+    from viewer.core.scene.sfm_result import indexed_results
+    assert list(indexed_results(cache / "sfm").values()) == [(walk["video"], "scene_1")]
+    # As the local run found it, up to SfM's own frame: the same frames placed, the same query localised.
+    assert abs(int(local.registered.sum()) - walk["registered_frames"]) <= 1

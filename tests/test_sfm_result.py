@@ -51,3 +51,33 @@ def test_a_foreign_file_is_named(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="x.npz"):
         load_sfm_result(bad)
+    # A cut or overwritten .npz (zip's magic, then nothing of it) is named too, not a BadZipFile.
+    bad.write_bytes(b"PK\x03\x04" + bytes(100))
+    with pytest.raises(ValueError, match="x.npz: not a readable structure-from-motion result"):
+        load_sfm_result(bad)
+
+
+def test_the_cached_videos_come_from_the_index_and_old_results_from_their_header(tmp_path, monkeypatch):
+    from viewer.core.scene import sfm_scene
+    from viewer.core.scene.sfm_result import INDEX, indexed_results
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "sfm"
+    videos = []
+    for name in ("a", "b"):
+        r = _result(tmp_path)
+        r.video = str(tmp_path / f"{name}.mp4")
+        save_sfm_result(r, folder / f"{name}.npz", key="k")
+        videos.append(r.video)
+    assert indexed_results(folder) == {"a.npz": (videos[0], ""), "b.npz": (videos[1], "")}
+    # Listed by the index alone: no result's header is read.
+    real_load = np.load
+    monkeypatch.setattr(sfm_scene.np, "load", lambda *a, **k: pytest.fail("a header was read"))
+    assert sorted(sfm_scene.cached_videos()) == videos
+    # A result the index does not list (written before it was) is found by its header; a torn line and a
+    # line whose file is gone count for nothing.
+    monkeypatch.setattr(sfm_scene.np, "load", real_load)
+    (folder / INDEX).write_text(f"a.npz\t{videos[0]}\ngone.npz\t/x/gone.mp4\nb.np")
+    assert sorted(sfm_scene.cached_videos()) == videos
+    # A job of a release says the scene; a later line without one keeps it.
+    (folder / INDEX).write_text(f"a.npz\t{videos[0]}\na.npz\t{videos[0]}\tscene_7\na.npz\t{videos[0]}\n")
+    assert indexed_results(folder)["a.npz"] == (videos[0], "scene_7")

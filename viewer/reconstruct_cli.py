@@ -16,7 +16,6 @@ import json
 import os
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from .cli_args import (
     EXIT_FAILED,
@@ -59,12 +58,13 @@ def cmd_reconstruct(argv: list[str]) -> int:
     executor = batch_executor(args)
     results: dict[str, dict] = {}
     keys = [j["video"] for j in jobs]
+    copies = {j["video"]: j["copies"] for j in jobs}
     work = [(j["video"], j["queries"], replace(settings, intrinsics=j["intrinsics"]), args.refresh,
-             executor is None and not args.json) for j in jobs]
+             executor is None and not args.json, j["scene"]) for j in jobs]
     try:
         if executor is None:
             for key, job in zip(keys, work):
-                results[key] = reconstruct_job(*job)
+                results[key] = {**reconstruct_job(*job), "copies": copies[key]}
                 if not args.json:
                     print_report(results[key])
         else:
@@ -73,7 +73,7 @@ def cmd_reconstruct(argv: list[str]) -> int:
     finally:
         if executor is not None:
             executor.close()
-    ordered = [results[k] for k in keys]
+    ordered = [{**results[k], "copies": copies[k]} for k in keys]
     if args.json:
         for r in ordered:
             print(json.dumps(r))
@@ -87,11 +87,11 @@ def cmd_reconstruct(argv: list[str]) -> int:
 
 
 def video_jobs(args) -> list[dict]:
-    """One job per video: {video, scene, queries (name → image file), intrinsics (when the scene knows them)}."""
+    """One job per walk (a video and its red-box copies, core/scene/walks.py): {video, scene, queries (name →
+    image file) of every question of the walk, intrinsics (when the scene knows them), copies}."""
     check_release_arg(args.release)
     from .core.release import load_release
     release = load_release(args.release, benchmark=args.benchmark)
-    root = Path(release.root)
     wanted_scenes = set(args.scene)
     unknown = wanted_scenes - set(release.scenes)
     if unknown:
@@ -100,47 +100,21 @@ def video_jobs(args) -> list[dict]:
     only = os.path.realpath(args.video) if args.video else None
     if only is not None and not os.path.isfile(only):
         raise UserError(f"--video {args.video}: no such file")
-    jobs: dict[str, dict] = {}
-    scenes = None
-    for q in release.each_question():
-        if wanted_scenes and q.scene not in wanted_scenes:
-            continue
-        if q.video is None or not q.video.exists or not q.video.path:
-            continue
-        video = os.path.realpath(q.video.path)
-        if only is not None and video != only:
-            continue
-        job = jobs.get(video)
-        if job is None:
-            if scenes is None:
-                from .core.scene.sources import SceneLibrary
-                scenes = SceneLibrary(root)
-            job = jobs[video] = {"video": video, "scene": q.scene, "queries": {},
-                                 "intrinsics": _known_intrinsics(scenes, q)}
-        column = q.column
-        view = q.role_image("view") if column is not None and column.has_view else None
-        if view is not None and view.exists and view.path:
-            job["queries"][os.path.relpath(view.path, root)] = view.path
+    from .core.scene.walks import walk_jobs
+    from .render.video import same_frame_count
+    jobs = walk_jobs(release, wanted_scenes or None, only, same_walk=same_frame_count)
     if only is not None and not jobs:
-        jobs[only] = {"video": only, "scene": None, "queries": {}, "intrinsics": None}
+        jobs = [{"video": only, "scene": None, "queries": {}, "intrinsics": None, "copies": []}]
     if not jobs:
         where = f" of scene {', '.join(sorted(wanted_scenes))}" if wanted_scenes else ""
         raise UserError(f"{args.release}: no readable video{where} to reconstruct")
-    return list(jobs.values())
+    return jobs
 
 
-def _known_intrinsics(scenes, q):
-    """The video's camera when the release's scene metadata gives it (its field of view), else None; a scene
-    served from a reconstruction (its `provenance` set) knows only what SfM estimated, so it is not used."""
-    scene = scenes.get(q.scene) if q.video_id else None
-    if scene is not None and getattr(scene, "provenance", None):
-        return None
-    track = scene.videos.get(q.video_id) if scene is not None else None
-    return track.intrinsics if track is not None else None
-
-
-def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_progress: bool = False) -> dict:
-    """One video's reconstruction (cached), as the report's plain dict; a failure is a dict with its reason."""
+def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_progress: bool = False,
+                    scene: str | None = None) -> dict:
+    """One video's reconstruction (cached), as the report's plain dict; a failure is a dict with its reason.
+    The cache's index is told the release's `scene` of it (the window then finds it without the release)."""
     from .render.sfm import SfmError, cached_reconstruction
     progress, bars = None, {}
     if show_progress:
@@ -160,6 +134,9 @@ def reconstruct_job(video: str, queries: dict, settings, refresh: bool, show_pro
     finally:
         for bar in bars.values():
             bar.close()
+    if scene:
+        from .core.scene.sfm_result import note_scene
+        note_scene(video, scene)
     s = result.stats
     return {"video": video, "ok": True, "cached": cached,
             "sampled_frames": s.get("sampled_frames"), "registered_frames": s.get("registered_frames"),
@@ -181,6 +158,9 @@ def print_report(r: dict) -> None:
           f"{r['models']} after), {r['points']} points, {r['queries_localised']}/{r['queries']} query views "
           f"localised, wall {r['wall_seconds']:.0f} s, CPU {r['cpu_seconds']:.0f} s"
           f"{' (cached)' if r['cached'] else ''}")
+    if r.get("copies"):
+        print(f"  serves its red-box cop{'ies' if len(r['copies']) > 1 else 'y'} too (the same walk, not "
+              f"reconstructed again): {', '.join(os.path.basename(c) for c in r['copies'])}")
     for q, why in r["not_localised"].items():
         print(f"  {q}: not localised: {why}")
     for problem in r["problems"]:

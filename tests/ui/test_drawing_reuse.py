@@ -147,3 +147,29 @@ def test_the_hidden_axes_of_the_map_and_the_dial_do_no_work_at_a_range_change(qt
         plot.vb.setRange(QRectF(2, 1, 10, 5), padding=0)
         worked = {name for name in ("left", "bottom", "top", "right") if plot.item.getAxis(name) in calls}
         assert worked == set(shown), (cls.__name__, worked)
+
+
+def test_a_long_legend_entry_wraps_to_the_pane_and_is_one_line_again_given_room(qtbot):
+    from viewer.ui.plot_items import LEGEND_SAMPLE_ROOM, PlotWithLegend, line_sample
+    plot = PlotWithLegend(QColor(0, 0, 0), (255, 255, 255))
+    qtbot.addWidget(plot)
+    long = "video path, reconstructed from the video (structure from motion), aligned by 16 answers"
+    plot.resize(320, 400)
+    plot.show()
+    plot.set_legend([("path", long, line_sample(QColor(255, 0, 0)))]
+                    + [(f"k{i}", f"entry {i}", line_sample(QColor(0, 255, 0))) for i in range(4)])
+    qtbot.wait(50)
+    labels = [label for _s, label in plot.legend.items]
+    path = labels[0]
+    assert 0 < path.item.textWidth() <= plot.width() - LEGEND_SAMPLE_ROOM
+    line = labels[1].item.boundingRect().height()
+    assert path.item.boundingRect().height() >= 2 * line * 0.95          # on more lines, not cut
+    right = max(plot.mapFromScene(label.mapRectToScene(label.itemRect())).boundingRect().right() for label in labels)
+    assert right <= plot.viewport().width()
+    assert all(label.item.textWidth() < 0 for label in labels[1:])        # the short ones stay one line
+    # Given the room, one line again; the entries stay one line apart, from the top (as above).
+    plot.resize(1400, 700)
+    qtbot.wait(50)
+    assert path.item.textWidth() < 0 and abs(path.item.boundingRect().height() - line) < 1
+    ys = [label.mapToScene(0, 0).y() for label in labels]
+    assert (np.diff(ys) > 0).all() and np.diff(ys).max() <= 1.5 * line

@@ -92,3 +92,44 @@ def test_a_white_point_cloud_stands_out_against_the_3d_background():
     assert luma[0] > luma[1] > luma[2] and rgba[1, 0] > rgba[1, 1]      # lightness order and hue kept
     assert np.all(rgba[:, 3] == 1.0)
     assert cloud_rgba(colors[:2], 3) == (0.35, 0.35, 0.4, 1.0)          # colours that do not fit: one grey
+
+
+def _clipped_legend_entries(view) -> list[str]:
+    """The map legend's entries not shown whole: measured with the font the legend draws in (QFontMetrics), an
+    entry's text needs as many lines as its width holds, all of them inside the map's pane."""
+    import math
+
+    from PyQt6.QtGui import QFont, QFontMetricsF
+    viewport = view.viewport().rect()
+    out = []
+    for _sample, label in view.legend.items:
+        font = QFont(label.item.font())
+        font.setPointSizeF(float(str(view.legend.opts["labelTextSize"]).removesuffix("pt")))
+        fm = QFontMetricsF(font)
+        text_width = label.item.textWidth()
+        width = fm.horizontalAdvance(label.text)
+        lines = 1 if text_width < 0 else math.ceil(width / text_width)
+        shown = view.mapFromScene(label.mapRectToScene(label.itemRect())).boundingRect()
+        if text_width < 0 and shown.width() < width - 1:
+            out.append(f"{label.text!r}: {shown.width()} px of {width:.0f}")
+        elif shown.height() < 0.95 * lines * fm.lineSpacing():
+            out.append(f"{label.text!r}: {shown.height()} px high, {lines} lines of {fm.lineSpacing():.0f} needed")
+        elif not viewport.contains(shown):
+            out.append(f"{label.text!r}: {shown} beyond the pane {viewport}")
+    return out
+
+
+def test_the_long_path_entry_wraps_in_the_legend_of_a_1280_by_800_window(qtbot, make_inspector, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("GST_VIEWER_CACHE", str(tmp_path / "cache"))
+    root = sf.scene_less(tmp_path)
+    sf.cache(sf.fake_result(root)[0])
+    window, state = make_inspector(root, uid=POS, size=(1280, 800))
+    release = state.session.release
+    following = next(q.uid for q in release.questions if q.scene == sf.SCENE and q.uid != POS)
+    for uid in (POS, following, POS):
+        sv, ov = _shown(qtbot, window, state, uid)
+        view = sv.map_panel.view
+        path_entry = [label for _s, label in view.legend.items if LABEL in label.text]
+        assert path_entry and path_entry[0].item.textWidth() > 0          # narrower than its text: wrapped
+        assert not _clipped_legend_entries(view), _clipped_legend_entries(view)

@@ -277,6 +277,20 @@ def probe_video(path: str) -> str | None:
         reader.close()
 
 
+def same_frame_count(a: str, b: str) -> bool:
+    """Whether two video files hold as many frames, by their packet indexes (a red-box copy of a walkthrough
+    does: core/scene/walks.py); False when either cannot be read."""
+    counts = []
+    for path in (a, b):
+        try:
+            reader = VideoReader(path)
+        except VideoError:
+            return False
+        counts.append(reader.n_frames)
+        reader.close()
+    return counts[0] == counts[1]
+
+
 def VideoReader(path: str, cache_frames: int = 48, probe_end: bool = False) -> AvVideoReader:
     """A reader for `path`, giving `frame(k)`, `n_frames`, `fps`, `width`, `height`, `problem`, `close()`;
     VideoError when the file shows no frame, or when PyAV, a dependency of gst-viewer, is missing.

@@ -86,6 +86,19 @@ class GeometryLoader(QObject):
                          label="reading scene", done=lambda g: self._scene_read(q.scene, g),
                          failed=self.failed.emit)
 
+    def scene_changed(self, scene_id: str) -> None:
+        """`scene_id` changed on disk (its video was reconstructed): read it again, and link the question
+        shown again when it is of that scene, so the views draw what it holds now."""
+        scenes = self.state.scenes
+        if scenes is None:
+            return
+        scenes.forget(scene_id)
+        self._scenes_read.discard(scene_id)
+        self._session = None                # whether the release has scenes is asked again
+        q = self.state.current
+        if q is not None and q.scene == scene_id or q is None and self.scene_alone == scene_id:
+            self._load()
+
     def _scene_read(self, scene_id: str, g: QuestionGeometry) -> None:
         self._scenes_read.add(scene_id)
         self.state.geometry = g

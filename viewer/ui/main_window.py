@@ -154,7 +154,8 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(maximumWidth=180, textVisible=False)
         self.progress.hide()
         # Opening, scoring and auditing can be stopped.
-        self.cancel_button = QToolButton(autoRaise=True, text="Cancel", toolTip="Stop opening, scoring or auditing")
+        self.cancel_button = QToolButton(autoRaise=True, text="Cancel",
+                                         toolTip="Stop opening, scoring, auditing or reconstructing")
         self.cancel_button.clicked.connect(self.jobs.cancel_all)
         self.cancel_button.hide()
         self.problems_button = QToolButton(autoRaise=True)
@@ -174,12 +175,16 @@ class MainWindow(QMainWindow):
         from .talk_actions import TalkActions
         self.audit = AuditController(self.state, self.jobs, self.audit_panel, self.flags_panel, self)
         self.talk = TalkActions(self.state, self.assets, self)
+        from .reconstruct_job import ReconstructJob
+        self.reconstruct = ReconstructJob(self.state, self.jobs, self.geometry_loader,
+                                          self.sample_view.map_panel.path_button, self)
         self.palette_popup = CommandPalette(self)
         self._build_menus()
         for source in (self.sample_view.statusMessage, self.leaderboard.message, self.audit.message,
-                       self.talk.message, self.compare_bar.message, self.layers.message):
+                       self.talk.message, self.compare_bar.message, self.layers.message, self.reconstruct.message):
             source.connect(self.show_status)
         self.audit.problem.connect(self._add_problem)
+        self.reconstruct.problem.connect(self._add_problem)
         self.sample_view.player.problem.connect(self._add_problem)      # a cut or unplayable video
         self.sample_view.problem.connect(self._add_problem)             # an image that cannot be shown
         self.meshProblem.connect(self._add_problem)                      # a scene mesh refused (boxes drawn)
@@ -237,6 +242,9 @@ class MainWindow(QMainWindow):
         self._action(file, "&Add predictions…", self.choose_predictions, "Ctrl+Shift+O")
         self._action(file, "Open &scene…", self.choose_scene)
         self._action(file, "&Import scene…", self.show_import_dialog, "Ctrl+I")
+        for a in (self.reconstruct.start_action, self.reconstruct.cancel_action):
+            file.addAction(a)
+            self.addAction(a)
         self.recent_menu = file.addMenu("Recent releases")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file.addSeparator()

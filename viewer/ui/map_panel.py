@@ -29,6 +29,10 @@ class MapPanel(QWidget):
         self.note = QLabel()
         self.note.setStyleSheet("color: #b26a00")
         self.note.setWordWrap(True)
+        # Where a release without 3D has no camera path: "Reconstruct the path from the video", then the
+        # run's progress and Cancel (ui/reconstruct_job.py shows it and says what it does).
+        self.path_button = QToolButton(objectName="path_button")
+        self.path_button.hide()
         self.view = MapView()
         self.message = QLabel()
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -44,6 +48,7 @@ class MapPanel(QWidget):
         bar.addWidget(self.source_box)
         bar.addWidget(self.fit_button)
         bar.addWidget(self.note, 1)
+        bar.addWidget(self.path_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)

@@ -136,6 +136,8 @@ def arrowhead(tip, screen_direction, color: QColor, length: float = 15.0) -> QGr
 
 LEGEND_SAMPLE_ROOM = 44          # pixels of a legend entry besides its text: the sample and the spacing
 LEGEND_ENTRIES_KEPT = 64       # legend entries kept for reuse per plot
+LEGEND_SIDE_SHARE = 0.6        # of the plot's width, at most, for a legend beside it
+LEGEND_MIN_TEXT = 120          # pixels: an entry never wraps narrower
 
 
 class PlotWithLegend(pg.GraphicsLayoutWidget):
@@ -241,12 +243,18 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         labels = [label for _sample, label in self.legend.items]
         if not labels:
             return
-        entry = max(label.item.boundingRect().width() for label in labels) + LEGEND_SAMPLE_ROOM
-        line = max(label.item.boundingRect().height() for label in labels)
         w, h, n = self.width(), self.height(), len(labels)
+        # An entry longer than the pane is wide wraps (then the legend goes under the plot, one column).
+        self._wrap_labels(labels, w - 12 - LEGEND_SAMPLE_ROOM)
+        sizes = [label.item.boundingRect() for label in labels]
+        entry = max(r.width() for r in sizes) + LEGEND_SAMPLE_ROOM
+        line = max(r.height() for r in sizes)
         cols = max(1, min(3, int((w - 12) // entry)))
-        below = min(w, h - math.ceil(n / cols) * line)
-        beside = min(w - entry, h) if n * line <= h else -1
+        rows = sum(r.height() for r in sizes) if cols == 1 else math.ceil(n / cols) * line
+        below = min(w, h - rows)
+        # Beside only when it leaves the plot a fair share of the width, and its entries fit its height.
+        fits = entry <= LEGEND_SIDE_SHARE * w and sum(r.height() for r in sizes) <= h
+        beside = min(w - entry, h) if fits else -1
         self._place_legend(beside > below)
         cols = 1 if self._legend_beside else cols
         if cols != self.legend.columnCount:
@@ -255,6 +263,27 @@ class PlotWithLegend(pg.GraphicsLayoutWidget):
         # top, its entries stay one line apart rather than spread down the whole pane.
         tall = self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).height() + 4
         self.legend.setMaximumHeight(tall if self._legend_beside else 100000)
+
+    def _wrap_labels(self, labels, room: float) -> None:
+        """An entry wider than the legend can ever be (one column under the plot, `room` pixels of text) wraps
+        onto more lines at that width rather than being cut at the pane's edge; the others stay one line. Set
+        only when it changes: a label laid out again costs milliseconds, and most draws keep the width."""
+        room = max(int(room), LEGEND_MIN_TEXT)
+        changed = False
+        for label in labels:
+            item = label.item
+            natural = getattr(label, "natural_width", None)
+            if natural is None:
+                item.setTextWidth(-1)
+                natural = label.natural_width = item.boundingRect().width()
+            want = room if natural > room else -1
+            if item.textWidth() != want:
+                item.setTextWidth(want)
+                label.updateMin()
+                changed = True
+        if changed:
+            # LegendItem.updateSize (pyqtgraph) sizes the legend from the entries as they are laid out.
+            self.legend.updateSize()
 
     def _place_legend(self, beside: bool) -> None:
         if beside == self._legend_beside:

@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +92,44 @@ def save_sfm_result(result: SfmResult, path: str | Path, key: str = "") -> None:
                         colors=result.colors, query_poses=qposes)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, buf.getvalue())
+    _index(path, result.video)
+
+
+# The cache folder's index: one line per result written, its file name and its video (and, once a job of a
+# release made it, the release's scene), so the scene source learns which videos and scenes have results from
+# one small file rather than from every result's header and the release's questions. Appended (one short
+# write: several Dask workers may share the folder); a line whose file is gone, or a torn one, is ignored.
+INDEX = "index.tsv"
+
+
+def _index(path: str | Path, video: str, scene: str = "") -> None:
+    if any(c in x for x in (video, scene) for c in "\t\n"):
+        return                          # such a path is found by its header instead
+    with open(Path(path).parent / INDEX, "a", encoding="utf-8") as f:
+        f.write(f"{Path(path).name}\t{video}" + (f"\t{scene}" if scene else "") + "\n")
+
+
+def note_scene(video: str | Path, scene: str) -> None:
+    """Say in the cache's index that `video`'s result (cached) is of the release's scene `scene`."""
+    path, _ = sfm_cache_file(video, PIPELINE_VERSION)
+    if path.is_file() and scene:
+        _index(path, os.path.abspath(video), scene)
+
+
+def indexed_results(folder: str | Path) -> dict[str, tuple[str, str]]:
+    """File name -> (video, scene or "") of the results the folder's index lists (the last line of a name
+    that says a scene wins; a later line without one keeps it)."""
+    out: dict[str, tuple[str, str]] = {}
+    try:
+        text = (Path(folder) / INDEX).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) in (2, 3) and parts[0].endswith(".npz") and parts[1]:
+            scene = parts[2] if len(parts) == 3 else out.get(parts[0], ("", ""))[1]
+            out[parts[0]] = (parts[1], scene)
+    return out
 
 
 def load_sfm_result(path: str | Path, key: str | None = None) -> SfmResult | None:
@@ -111,7 +150,8 @@ def load_sfm_result(path: str | Path, key: str | None = None) -> SfmResult | Non
             return SfmResult(meta["video"], int(meta["frame_count"]), z["poses"],
                              None if k is None else Intrinsics.from_dict(k),
                              z["points"], z["colors"], queries, dict(meta.get("stats") or {}))
-    except (OSError, KeyError, IndexError, TypeError, ValueError, EOFError) as e:   # JSONDecodeError is a ValueError
+    except (OSError, KeyError, IndexError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        # JSONDecodeError is a ValueError; a cut or overwritten .npz is a BadZipFile
         raise ValueError(f"{path}: not a readable structure-from-motion result ({e})") from e
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,15 @@ from ..column import EGOCENTRIC, Columns
 from ..media import within
 from .align import Alignment, Anchor, align, floor_frame
 from .model import Box3, Instance, Scene, TopdownMap, VideoTrack, Viewpoint
-from .sfm_result import PIPELINE_VERSION, SfmResult, load_sfm_result, sfm_cache_dir, sfm_cache_file
+from .sfm_result import (
+    PIPELINE_VERSION,
+    SfmResult,
+    indexed_results,
+    load_sfm_result,
+    sfm_cache_dir,
+    sfm_cache_file,
+)
+from .walks import Walk, release_walks
 
 MAP_NAME = "answers"            # the map the answers place things on
 TARGET_SIZE_M = (0.5, 0.5, 0.8)     # a target placed by its answers has no extent: an estimated box
@@ -206,8 +215,10 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
                                   code="sfm.alignment_weak")
     move = al.poses_to_world if al.ok else (lambda p: np.asarray(p, float))
     fps = result.stats.get("fps")
+    step = int((result.stats.get("settings") or {}).get("step") or 1)
+    poses = move(between_samples(result.poses, step))
     track = lambda vid: VideoTrack(vid, result.video, float(fps) if fps else None,   # noqa: E731
-                                   result.intrinsics, move(result.poses))
+                                   result.intrinsics, poses)
     scene.videos = {vid: track(vid) for vid in video_ids}
     scene.points = al.to_world(result.points) if al.ok else result.points.astype(float)
     scene.point_colors = result.colors
@@ -225,83 +236,137 @@ def aligned_scene(release, scene_id: str, result: SfmResult, video_ids: list[str
     return scene
 
 
-def cached_videos() -> list[str]:
-    """The videos the cache holds results for, from each file's header alone (a handful of files)."""
-    import json
-    out = []
-    cache = sfm_cache_dir()
-    for path in cache.glob("*.npz") if cache.is_dir() else ():
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                out.append(str(json.loads(str(z["meta"])).get("video", "")))
-        except (OSError, KeyError, ValueError, EOFError):
-            continue                     # not a result: load_sfm_result names it when it is asked for
+def between_samples(poses: np.ndarray, step: int) -> np.ndarray:
+    """The poses with the frames a run did not sample (every `step`-th was) placed between their registered
+    neighbours: the centre on the line between them, the rotation blended and made a rotation again. Without
+    it a path sampled every 2nd frame is a NaN every other row, which the map draws as no line at all and the
+    camera of the playing frame as absent half the time. A gap longer than `step` (frames the run sampled and
+    could not place) stays NaN: the path is broken there, as it should be."""
+    out = np.array(poses, float)
+    if step <= 1:
+        return out
+    known = np.flatnonzero(np.isfinite(out).all(axis=(1, 2)))
+    for a, b in zip(known[:-1], known[1:]):
+        if 1 < b - a <= step:
+            for k in range(a + 1, b):
+                t = (k - a) / (b - a)
+                m = (1 - t) * out[a] + t * out[b]
+                u, _, vt = np.linalg.svd(m[:3, :3])
+                m[:3, :3] = u @ np.diag([1.0, 1.0, np.linalg.det(u @ vt)]) @ vt
+                out[k] = m
     return out
 
 
+def cached_entries() -> list[tuple[str, str]]:
+    """(video, scene or "") of each result the cache holds: from the cache's index (one small file), and from
+    the header of a result the index does not list (one written before the index was)."""
+    import json
+    cache = sfm_cache_dir()
+    if not cache.is_dir():
+        return []
+    indexed = indexed_results(cache)
+    out = []
+    for path in cache.glob("*.npz"):
+        if path.name in indexed:
+            out.append(indexed[path.name])
+            continue
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                out.append((str(json.loads(str(z["meta"])).get("video", "")), ""))
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+            continue                     # not a result: cache_problem names it
+    return out
+
+
+def cached_videos() -> list[str]:
+    """The videos the cache holds results for."""
+    return [video for video, _ in cached_entries()]
+
+
+def cache_problem(video: str) -> str | None:
+    """Why the cached result of `video` cannot be served though its file is there (damaged, not a result),
+    naming the file; None when there is none or it reads (a result made for an older video is no problem:
+    it is made again)."""
+    try:
+        path, key = sfm_cache_file(video, PIPELINE_VERSION)
+    except OSError:
+        return None
+    if not path.is_file():
+        return None
+    try:
+        load_sfm_result(path, key)
+    except ValueError as e:
+        return f"{e}; the reconstruction of {video} is not shown (reconstruct it again to replace the file)"
+    return None
+
+
 class SfmCacheSource:
-    """Scenes from cached structure-from-motion results of the release's videos (`gst-viewer reconstruct`)."""
+    """Scenes from cached structure-from-motion results of the release's videos (`gst-viewer reconstruct`).
+    A walk's result serves its red-box copies too (walks.py). A cache file that cannot be read is skipped here;
+    `cache_problem` says why, naming it (the window lists it and offers to reconstruct again)."""
 
     def __init__(self, release_root: str | Path):
         self.root = Path(release_root)
         self._release = None
-        self._videos: dict[str, list[tuple[str, list[str]]]] | None = None   # scene -> [(video file, its ids)]
+        self._walks: dict[str, list[Walk]] | None = None
         self._lock = threading.Lock()
 
-    def _release_videos(self) -> dict[str, list[tuple[str, list[str]]]]:
-        """Per scene, its questions' video files (shortest name first: a red-box copy is named after its
-        video, `video3_obj_<target>.mp4`) with the video ids of the questions that show it or its copies."""
+    def _release_walks(self) -> dict[str, list[Walk]]:
+        """Per scene, its walks (a video with its red-box copies), read once the cache holds a result of one
+        of the release's videos (until then the release is not even read)."""
         with self._lock:
-            if self._videos is None:
-                self._videos = {}
+            if self._walks is None:
                 root = os.path.realpath(self.root)
                 if not any(within(os.path.realpath(v), root) for v in cached_videos()):
-                    return self._videos          # none of its videos reconstructed: the release is not even read
+                    return {}                   # asked again after a run (`forget`)
                 from ..release import load_release, loaded_release
                 try:
                     self._release = loaded_release(self.root) or load_release(self.root)
                 except Exception:                # noqa: BLE001 - not a release this source can read
-                    return self._videos
-                files: dict[str, dict[str, set[str]]] = {}
-                for q in self._release.each_question():
-                    if q.video is not None and q.video.exists and q.video.path:
-                        files.setdefault(q.scene, {}).setdefault(q.video.path, set()).add(q.video_id or "")
-                for sid, by_file in files.items():
-                    names = sorted(by_file, key=lambda p: (len(os.path.basename(p)), p))
-                    out = []
-                    for f in names:
-                        stem = os.path.splitext(os.path.basename(f))[0]
-                        ids = set(by_file[f])
-                        for g in names:
-                            if os.path.basename(g).startswith(stem + "_"):
-                                ids |= by_file[g]
-                        out.append((f, sorted(i for i in ids if i)))
-                    self._videos[sid] = out
-            return self._videos
+                    self._walks = {}
+                    return self._walks
+                self._walks = release_walks(self._release)
+            return self._walks
+
+    def forget(self, scene_id: str) -> None:
+        """A result of `scene_id` was made or removed: its cache is looked at again."""
+        with self._lock:
+            if not self._walks:
+                self._walks = None
 
     def _cached(self, scene_id: str) -> tuple[SfmResult, list[str]] | None:
-        for video, ids in self._release_videos().get(scene_id, []):
-            try:
-                path, key = sfm_cache_file(video, PIPELINE_VERSION)
-            except OSError:
-                continue
-            if path.is_file():
+        for walk in self._release_walks().get(scene_id, []):
+            for video in walk.files:                # a copy reconstructed on its own serves the walk too
+                try:
+                    path, key = sfm_cache_file(video, PIPELINE_VERSION)
+                except OSError:
+                    continue
+                if not path.is_file():
+                    continue
                 try:
                     result = load_sfm_result(path, key)
                 except ValueError:
-                    continue
+                    continue                    # damaged: cache_problem names it
                 if result is not None:
-                    return result, ids
+                    return result, walk.ids
         return None
 
     def available(self) -> list[str]:
-        """Scenes with a cache file for one of their videos (read only when loaded)."""
+        """Scenes with a cache file for one of their videos (read only when loaded). The cache's index names
+        the scene of each result a job of this release made, so the release is not read here (the window
+        asks on its GUI thread); only a result the index does not place makes it read the release's walks."""
+        root = os.path.realpath(self.root)
+        mine = [(v, s) for v, s in cached_entries() if within(os.path.realpath(v), root)]
+        if all(s for _, s in mine):
+            return sorted({s for _, s in mine})
+
         def cached(video: str) -> bool:
             try:
                 return sfm_cache_file(video, PIPELINE_VERSION)[0].is_file()
             except OSError:
                 return False
-        return sorted(sid for sid, videos in self._release_videos().items() if any(cached(v) for v, _ in videos))
+        return sorted(sid for sid, walks in self._release_walks().items()
+                      if any(cached(v) for w in walks for v in w.files))
 
     def load(self, scene_id: str) -> Scene | None:
         found = self._cached(scene_id)

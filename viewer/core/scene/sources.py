@@ -215,6 +215,16 @@ class SceneLibrary:
                 self._cache[scene_id] = self.load(scene_id)
             return self._cache[scene_id]
 
+    def forget(self, scene_id: str) -> None:
+        """`scene_id` changed on disk (its video was reconstructed): read again on next use. A source that keeps
+        more than the scene (the sfm cache's index of the release's walks) has a `forget` of its own."""
+        with self._lock:
+            self._cache.pop(scene_id, None)
+        for source in self.sources:
+            forget = getattr(source, "forget", None)
+            if forget is not None:
+                forget(scene_id)
+
     def load(self, scene_id: str) -> Scene | None:
         """The scene from the first source that has it, uncached."""
         for source in self.sources:
