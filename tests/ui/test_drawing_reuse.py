@@ -173,3 +173,32 @@ def test_a_long_legend_entry_wraps_to_the_pane_and_is_one_line_again_given_room(
     assert path.item.textWidth() < 0 and abs(path.item.boundingRect().height() - line) < 1
     ys = [label.mapToScene(0, 0).y() for label in labels]
     assert (np.diff(ys) > 0).all() and np.diff(ys).max() <= 1.5 * line
+
+
+def test_an_image_pane_draws_a_mild_downscale_directly_and_averages_a_strong_one(qtbot, monkeypatch):
+    """Up to halving, the image is drawn with bilinear filtering (no smooth copy made at every question:
+    a quarter of the cost); beyond, from a smooth copy, so fine detail averages instead of aliasing."""
+    import numpy as np
+    from PyQt6.QtGui import QImage
+
+    from viewer.ui.image_pane import ImagePane
+    copies = []
+    real = QImage.scaled
+    monkeypatch.setattr(QImage, "scaled", lambda self, *a: (copies.append(self.width()), real(self, *a))[1])
+
+    def noise(width: int, height: int) -> QImage:
+        grey = np.random.default_rng(0).integers(0, 2, (height, width), dtype=np.uint8) * 255
+        rgb = np.ascontiguousarray(np.repeat(grey[:, :, None], 3, axis=2))
+        return QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
+    pane = ImagePane()
+    qtbot.addWidget(pane)
+    pane.resize(320, 256)
+    pane.show()
+    pane.set_image(noise(480, 384))                      # shown at 320: a mild downscale
+    pane.grab()
+    assert copies == []
+    pane.set_image(noise(2560, 2048))                    # an eighth: averaged
+    shot = pane.grab().toImage()
+    assert copies == [2560]
+    values = np.array([shot.pixelColor(x, y).red() for x in range(100, 220) for y in range(80, 176)])
+    assert values.std() < 30, values.std()              # sampled without averaging: about 60 and more
