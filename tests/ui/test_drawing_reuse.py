@@ -197,6 +197,7 @@ def test_an_image_pane_draws_a_mild_downscale_directly_and_averages_a_strong_one
     pane.set_image(noise(480, 384))                      # shown at 320: a mild downscale
     pane.grab()
     assert copies == []
+    assert pane.image.format() == QImage.Format.Format_RGB32   # converted once, not by Qt at every paint
     pane.set_image(noise(2560, 2048))                    # an eighth: averaged
     shot = pane.grab().toImage()
     assert copies == [2560]

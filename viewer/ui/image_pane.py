@@ -5,6 +5,9 @@ from PyQt6.QtCore import QRectF, QSize, Qt
 from PyQt6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import QSizePolicy, QWidget
 
+DIRECT_DOWNSCALE = 2.5       # the strongest downscale drawn with bilinear filtering (see _draws_directly)
+_PAINTED_AS_IS = (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)   # the screen's formats
+
 
 class ImagePane(QWidget):
     """Paints a QImage scaled to fit with its aspect ratio kept.
@@ -38,6 +41,10 @@ class ImagePane(QWidget):
 
     def set_image(self, image: QImage | None, message: str = "") -> None:
         self._image = image if image is not None and not image.isNull() else None
+        if self._image is not None and self._image.format() not in _PAINTED_AS_IS:
+            # Once here, not at every paint: drawn from RGB888 (decoded video frames) Qt converts each time.
+            alpha = self._image.hasAlphaChannel()
+            self._image = self._image.convertToFormat(_PAINTED_AS_IS[1] if alpha else _PAINTED_AS_IS[0])
         self._message = message
         self.update()
 
@@ -58,10 +65,10 @@ class ImagePane(QWidget):
 
     def _draws_directly(self, r: QRectF) -> bool:
         """Whether the image is drawn into `r` as it is, with bilinear filtering, not from a smoothly scaled copy.
-        Up to halving (the video and the current view in the window: 640x512 in a pane of 300 to 600 px)
+        Down to 1/2.5 (the video and the current view in the window: 640x512 in panes of 260 to 600 px)
         bilinear filtering looks the same and costs a quarter (0.26 ms against 1.1 ms for a scaled copy made
-        into a pixmap, paid at every question); smaller than that, it would skip pixels and alias."""
-        return r.width() * self.devicePixelRatioF() * 2 >= self._image.width()
+        into a pixmap, paid at every question); smaller than that, it skips pixels and aliases."""
+        return r.width() * self.devicePixelRatioF() * DIRECT_DOWNSCALE >= self._image.width()
 
     def _scaled(self, r: QRectF) -> QPixmap:
         """The image smoothly scaled to `r`, kept until the image or the size changes: a pane is painted
