@@ -9,6 +9,13 @@ import pytest
 from viewer.core.session import open_session
 
 
+@pytest.fixture(autouse=True)
+def arriving(monkeypatch):
+    """The demo's files are small enough to be scored with the release; here they arrive as a large one's."""
+    from viewer.ui import main_window
+    monkeypatch.setattr(main_window, "ARRIVE_BYTES", 0)
+
+
 @pytest.fixture
 def demo_files(tmp_path):
     from viewer.assets import assets_dir
@@ -108,3 +115,26 @@ def test_cancelling_the_scoring_keeps_the_release_and_says_so(make_inspector, de
     assert win.session is state.session and len(win.session.release) == 84     # the release stays shown
     assert "scoring cancelled" in win.status_label.text() and not state.models_arriving
     assert state.models == tuple(win.session.models) and len(state.models) < 3
+
+
+def test_small_prediction_files_are_scored_with_the_release_and_shown_once(make_inspector, demo_files,
+                                                                          monkeypatch, qtbot):
+    """Below ARRIVE_BYTES the files are scored in the opening job: the release is never shown without its
+    models (a flash of empty columns and a second redraw of every view, for ~0.1 s of scoring)."""
+    from ui_helpers import open_release
+
+    from viewer.ui import main_window
+    monkeypatch.setattr(main_window, "ARRIVE_BYTES", 16 * 2**20)
+    root, preds = demo_files
+    win, state = make_inspector()
+    seen_at_open = []
+    state.events.session.connect(lambda s: seen_at_open.append(state.models))
+    labels, submit = [], win.jobs.submit
+    monkeypatch.setattr(win.jobs, "submit", lambda *a, **k: labels.append(k.get("label")) or submit(*a, **k))
+    open_release(qtbot, win, root, preds)
+    assert not any(str(x).startswith("scoring ") for x in labels)
+    assert seen_at_open == [("noisy-expert", "random-guesser", "sign-flipper", "noisy-expert (2)")]
+    ref_win, ref_state = make_inspector()
+    ref_state.open(open_session(root, preds), str(root))
+    assert _state_of(state) == _state_of(ref_state)
+    assert "4 models" in win.status_label.text()
