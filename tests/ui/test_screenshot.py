@@ -120,3 +120,44 @@ def test_screenshot_under_xvfb(tmp_path, real_samples):
     rgb = _pixels(out)
     assert rgb.shape == (1000, 1600, 3)
     assert _count_color(rgb, (0, 170, 80)) > 80
+
+
+_XVFB_CLOUD = """
+import numpy as np
+from PyQt6.QtWidgets import QApplication
+from viewer.ui.app import make_app
+app = make_app()
+import pyqtgraph.opengl as gl
+from viewer.core import primitives as pr
+from types import SimpleNamespace
+from PyQt6.QtGui import QColor
+from viewer.ui.view3d import BACKGROUND, View3DPanel
+view = gl.GLViewWidget()
+view.setBackgroundColor(QColor(*BACKGROUND))
+view.resize(400, 400)
+view.show()
+panel = SimpleNamespace(view=view, _overlay_items=[])        # what View3DPanel._cloud draws into
+pts = np.random.default_rng(0).uniform(-5, 5, (4000, 3))
+colors = np.tile(np.array([[230, 40, 40]], np.uint8), (4000, 1))
+View3DPanel._cloud(panel, gl, pr.PointCloud(pr.PATH, None, (), 0, points=pts, colors=colors))
+view.setCameraPosition(distance=25)
+for _ in range(10):
+    app.processEvents()
+view.grabFramebuffer().save({out!r})
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run not installed")
+def test_a_point_cloud_is_drawn_in_its_colours_on_the_light_background(tmp_path):
+    """pyqtgraph adds points to what is behind them by default: on the 3D view's light background a red
+    cloud came out white. Drawn blended, its points keep their (darkened) colour."""
+    out = tmp_path / "cloud.png"
+    env = _env()
+    env.pop("QT_QPA_PLATFORM", None)
+    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, "-c",
+                        _XVFB_CLOUD.format(out=str(out))], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rgb = _pixels(out)
+    assert _count_color(rgb, (138, 24, 24), 30) > 200                  # 230, 40, 40 darkened by CLOUD_SHADE
+    assert _count_color(rgb, (255, 255, 255), 10) < 20

@@ -370,7 +370,10 @@ class View3DPanel(QWidget):
 
     def _cloud(self, gl, item: pr.PointCloud) -> None:
         pts = np.asarray(item.points, np.float32).reshape(-1, 3)
-        cloud = gl.GLScatterPlotItem(pos=pts, color=cloud_rgba(item.colors, len(pts)), size=3.0, pxMode=True)
+        # Blended over what is behind, not added to it (pyqtgraph's default for points): added to the light
+        # background every point came out white, whatever its colour.
+        cloud = gl.GLScatterPlotItem(pos=pts, color=cloud_rgba(item.colors, len(pts)), size=3.0, pxMode=True,
+                                     glOptions="translucent")
         self.view.addItem(cloud)
         self._overlay_items.append(cloud)
 
