@@ -153,6 +153,11 @@ class Jobs(QObject):
         return token
 
     @property
+    def long_running(self) -> bool:
+        """Whether work of minutes (`long=True`) is running."""
+        return bool(self._long_futures)
+
+    @property
     def cancellable(self) -> list[str]:
         """Labels of the running work that can be cancelled."""
         return [self._jobs[t].label for t in self._tasks if t in self._jobs]

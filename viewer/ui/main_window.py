@@ -517,8 +517,11 @@ class MainWindow(QMainWindow):
             self.cancel_button.hide()
         elif not self.jobs.cancellable:
             self.cancel_button.hide()
-        if n and not self._busy_timer.isActive() and not (self.progress.isVisible()
-                                                          and self.cancel_button.isVisible()):
+        if n and self.jobs.long_running:
+            self._busy_timer.stop()
+            self._show_busy()                    # work of minutes (a reconstruction): Cancel at once
+        elif n and not self._busy_timer.isActive() and not (self.progress.isVisible()
+                                                            and self.cancel_button.isVisible()):
             self._busy_timer.start()
 
     def _show_busy(self) -> None:
