@@ -46,6 +46,7 @@ from ...core.scene.sfm_result import (
 VERSION = PIPELINE_VERSION
 
 Progress = Callable[[str, int, int], None]       # (stage, done, total)
+COLMAP_ERRORS_ONLY = 2       # glog level: 0 info, 1 warning, 2 error
 MIN_PAIRS_FOR_FOCAL = 10     # fundamental matrices needed to estimate the focal length
 MIN_GENERAL_PAIRS = 3        # verified pairs with parallax (not a homography) needed, and at least this share:
 MIN_GENERAL_SHARE = 0.05     # fewer, and the video is refused for too little motion
@@ -60,11 +61,15 @@ class Cancelled(Exception):
 
 
 def import_pycolmap():
-    """pycolmap, or SfmError saying how to install it."""
+    """pycolmap, or SfmError saying how to install it. COLMAP's own log (some lines per frame and stage,
+    thousands a run, which buried the command's progress and its messages) is kept to its errors, unless
+    `GST_VIEWER_COLMAP_LOG=1` asks for all of it."""
     try:
         import pycolmap
     except ImportError:
         raise SfmError('structure from motion needs pycolmap: pip install "gst-viewer[sfm]"') from None
+    if os.environ.get("GST_VIEWER_COLMAP_LOG", "") in ("", "0"):
+        pycolmap.logging.minloglevel = COLMAP_ERRORS_ONLY
     return pycolmap
 
 
