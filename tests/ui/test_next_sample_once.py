@@ -123,3 +123,20 @@ def test_a_switch_paints_the_map_once(qtbot, warm):
             counts[state.current.uid] = len(painted.seen)
         settle(qtbot, win)
     assert len(counts) >= 40 and sum(counts.values()) <= 1.6 * len(counts), (sum(counts.values()), len(counts))
+
+
+def _reporting_job(seconds, progress):
+    progress(3, 10)                                 # at once, long before the bar shows
+    time.sleep(seconds)
+    return seconds
+
+
+def test_progress_reported_before_the_bar_shows_is_what_it_shows(qtbot, make_inspector):
+    """The bar comes on after BUSY_DELAY_MS; a job that reported 3 of 10 by then shows 3 of 10, not "busy"."""
+    from viewer.ui.main_window import BUSY_DELAY_MS
+    win, _state = make_inspector()
+    win.jobs.submit(_reporting_job, 4 * BUSY_DELAY_MS / 1000, with_progress=True)
+    qtbot.waitUntil(win.progress.isVisible, timeout=5000)
+    assert (win.progress.maximum(), win.progress.value()) == (10, 3)
+    qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=5000)
+    assert not win.progress.isVisible() and win.progress.maximum() == 0     # the next work starts as busy

@@ -56,6 +56,16 @@ PRESORT_QUESTIONS = 20_000
 # release is shown, their models joining as they come (ui/model_arrivals.py); smaller ones with the release.
 ARRIVE_BYTES = 16 * 2**20
 
+# The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
+# last left it at (remembered per user, "docks/heights"), else this share of the window's height.
+BROWSER_SHARE = 0.35
+TEXT_HEIGHT, TEXT_SHARE = 190, 0.19    # the prompt and answers under the map: pixels, at most this share
+BOARD_HEIGHT = 150                     # Table 1's dock at first, at most its DOCK_SHARES of the height
+CENTRE_ROOM = 1000            # pixels the sample view keeps beside the browser when the window has them
+DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.3, "dock_audit": 0.36, "dock_problems": 0.2}
+PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
+RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
+
 
 def _total_bytes(paths: list[str]) -> int:
     """The files' sizes added up; a file that cannot be read counts as large (its error is said either way)."""
@@ -66,15 +76,6 @@ def _total_bytes(paths: list[str]) -> int:
         except OSError:
             return ARRIVE_BYTES
     return total
-# The bottom docks share one tabbed area; raising one gives the area that dock's height: the height the user
-# last left it at (remembered per user, "docks/heights"), else this share of the window's height.
-BROWSER_SHARE = 0.35
-TEXT_HEIGHT, TEXT_SHARE = 190, 0.19    # the prompt and answers under the map: pixels, at most this share
-BOARD_HEIGHT = 150                     # Table 1's dock at first, at most its DOCK_SHARES of the height
-CENTRE_ROOM = 1000            # pixels the sample view keeps beside the browser when the window has them
-DOCK_SHARES = {"dock_leaderboard": 0.17, "dock_plots": 0.3, "dock_audit": 0.36, "dock_problems": 0.2}
-PREDICTION_SUFFIXES = {".jsonl", ".json", ".tsv", ".csv", ".xlsx"}
-RELEASE_FILES = {"questions.jsonl", "questions.json", "question.json"}
 
 
 class ProblemsList(QListWidget):
@@ -90,6 +91,7 @@ class ProblemsList(QListWidget):
             p.drawText(self.viewport().rect().adjusted(8, 8, -8, -8),
                        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop), self.EMPTY)
             p.end()
+
 
 
 class MainWindow(QMainWindow):
@@ -514,22 +516,22 @@ class MainWindow(QMainWindow):
         if n == 0:
             self._busy_timer.stop()
             self.progress.hide()
+            self.progress.setRange(0, 0)         # the next work shows "busy" until it reports its progress
             self.cancel_button.hide()
-        elif not self.jobs.cancellable:
+            return
+        if not self.jobs.cancellable:
             self.cancel_button.hide()
-        if n and self.jobs.long_running:
+        if self.jobs.long_running:
             self._busy_timer.stop()
             self._show_busy()                    # work of minutes (a reconstruction): Cancel at once
-        elif n and not self._busy_timer.isActive() and not (self.progress.isVisible()
-                                                            and self.cancel_button.isVisible()):
+        elif not self._busy_timer.isActive() and not (self.progress.isVisible() and self.cancel_button.isVisible()):
             self._busy_timer.start()
 
     def _show_busy(self) -> None:
+        """After the delay: the bar (with what progress was reported meanwhile, not reset) and Cancel."""
         if self.jobs.pending:
             self.cancel_button.setVisible(bool(self.jobs.cancellable))
-            if not self.progress.isVisible():
-                self.progress.setRange(0, 0)
-                self.progress.show()
+            self.progress.show()
 
     def _job_progress(self, label: str, done: int, total: int) -> None:
         if total:
