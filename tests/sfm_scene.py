@@ -98,6 +98,29 @@ def write_mp4(path, frames: list[np.ndarray], fps: int = 10) -> None:
             c.mux(packet)
 
 
+QUERY_VIEW = "views/query.png"
+POS_UID = "scene1_Egocentric_Localization_Global_Position_pos_1_orient_2_video_0"
+
+
+def write_pos_release(root, frames: list[np.ndarray], query: np.ndarray) -> None:
+    """The walk as a release of one Pos question (GST-Bench's layout): `video0.mp4`, its view `query` at
+    QUERY_VIEW, a grey map and `questions.jsonl`."""
+    import json
+
+    from viewer.render.image_io import write_png
+    write_mp4(root / "video0.mp4", frames)
+    (root / "views").mkdir(exist_ok=True)
+    write_png(root / QUERY_VIEW, query)
+    write_png(root / "views/map.png", np.full((64, 64, 3), 200, np.uint8))
+    (root / "questions.jsonl").write_text(json.dumps({
+        "uid": POS_UID, "task": "Self_Localization_Global_Position", "scene": "scene_1",
+        "answer": "<point>500 500</point>",
+        "texts": ["This is the video:", "Your current view is :", "The top-down image of the scene is:",
+                  "Where are you?"],
+        "copied_video_path": "video0.mp4",
+        "images": [{"index": 1, "copied_path": QUERY_VIEW}, {"index": 2, "copied_path": "views/map.png"}]}) + "\n")
+
+
 @functools.lru_cache(maxsize=2)
 def walkthrough(frames: int = 24, width: int = 240, height: int = 180) -> tuple[list, np.ndarray]:
     """(the frames, their true camera-to-world poses)."""

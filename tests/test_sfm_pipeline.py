@@ -10,14 +10,14 @@ import tempfile
 import numpy as np
 import pytest
 from broken_media import small_mp4
-from sfm_scene import fit_similarity, pose, render, walkthrough, write_mp4
+from sfm_scene import QUERY_VIEW, fit_similarity, pose, render, walkthrough, write_mp4, write_pos_release
 
 from viewer.render.image_io import write_png
 from viewer.render.sfm import Cancelled, SfmError, SfmSettings, cached_reconstruction, reconstruct_video
 
 W, H, FRAMES = 200, 150, 20
 SETTINGS = SfmSettings(step=1, threads=2)        # as `reconstruct --step 1` runs (threads are not in the key)
-QUERY = "views/query.png"
+QUERY = QUERY_VIEW
 FLAT = "views/flat.png"              # a grey image: no features
 ELSEWHERE = "views/elsewhere.png"    # another room: features that match nothing
 
@@ -37,19 +37,9 @@ def room(tmp_path_factory):
     run once, cached in the module's own cache folder."""
     root = tmp_path_factory.mktemp("room")
     frames, _ = walkthrough(FRAMES, W, H)
-    write_mp4(root / "video0.mp4", frames)
-    (root / "views").mkdir()
-    write_png(root / QUERY, render(_query_pose(), W, H))
-    write_png(root / "views/map.png", np.full((64, 64, 3), 200, np.uint8))
+    write_pos_release(root, frames, render(_query_pose(), W, H))
     write_png(root / FLAT, np.full((H, W, 3), 90, np.uint8))
     write_png(root / ELSEWHERE, render(_query_pose(), W, H, seed=7))
-    (root / "questions.jsonl").write_text(json.dumps({
-        "uid": "scene1_Egocentric_Localization_Global_Position_pos_1_orient_2_video_0",
-        "task": "Self_Localization_Global_Position", "scene": "scene_1", "answer": "<point>500 500</point>",
-        "texts": ["This is the video:", "Your current view is :", "The top-down image of the scene is:",
-                  "Where are you?"],
-        "copied_video_path": "video0.mp4",
-        "images": [{"index": 1, "copied_path": QUERY}, {"index": 2, "copied_path": "views/map.png"}]}) + "\n")
     cache = root / "cache"
     mp = pytest.MonkeyPatch()
     mp.setenv("GST_VIEWER_CACHE", str(cache))

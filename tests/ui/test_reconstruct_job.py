@@ -23,7 +23,7 @@ from viewer.ui.reconstruct_job import BUTTON_TEXT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sfm_release as sf  # noqa: E402
-from sfm_scene import pose, render, walkthrough, write_mp4  # noqa: E402
+from sfm_scene import pose, render, walkthrough, write_pos_release  # noqa: E402
 from ui_helpers import settle  # noqa: E402
 
 POS = "scene1_Egocentric_Localization_Global_Position_pos_15_orient_0_video_0"
@@ -251,20 +251,8 @@ def _room_release(root: Path) -> Path:
     """One Pos question on the synthetic room's walk (tests/sfm_scene.py), its view taken on the path."""
     frames, poses = walkthrough(FRAMES, W, H)
     root.mkdir()
-    write_mp4(root / "video0.mp4", frames)
-    (root / "views").mkdir()
-    from viewer.render.image_io import write_png
     p = poses[8]
-    write_png(root / "views/query.png", render(pose(p[:3, 3], float(np.arctan2(p[1, 2], p[0, 2]))), W, H))
-    write_png(root / "views/map.png", np.full((64, 64, 3), 200, np.uint8))
-    (root / "questions.jsonl").write_text(json.dumps({
-        "uid": "scene1_Egocentric_Localization_Global_Position_pos_1_orient_2_video_0",
-        "task": "Self_Localization_Global_Position", "scene": "scene_1", "answer": "<point>500 500</point>",
-        "texts": ["This is the video:", "Your current view is :", "The top-down image of the scene is:",
-                  "Where are you?"],
-        "copied_video_path": "video0.mp4",
-        "images": [{"index": 1, "copied_path": "views/query.png"}, {"index": 2, "copied_path": "views/map.png"}]})
-        + "\n")
+    write_pos_release(root, frames, render(pose(p[:3, 3], float(np.arctan2(p[1, 2], p[0, 2]))), W, H))
     return root
 
 
