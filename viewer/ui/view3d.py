@@ -383,9 +383,9 @@ CLOUD_SHADE = 0.6        # a point's colour times this: white walls' points stay
 
 
 def cloud_rgba(colors, n: int):
-    """The colours a point cloud is drawn in: its own, darkened so even a white point stands out against the
-    view's light background (a textured room's points were white on light grey, nearly unseen); a cloud
-    without colours (or with a colour count that does not match) in one slate grey."""
+    """The colours a point cloud is drawn in: its own, darkened so that the points of white walls and ceilings
+    (most of a room's) still stand out against the view's light background; a cloud without colours (or with a
+    colour count that does not match) in one slate grey."""
     if colors is None or len(colors) != n:
         return (0.35, 0.35, 0.4, 1.0)
     rgb = np.asarray(colors, np.float32).reshape(-1, 3) / 255.0 * CLOUD_SHADE
