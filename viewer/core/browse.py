@@ -15,7 +15,7 @@ import numpy as np
 from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
 from .compare import comparison_mask, error_range_mask, wrong_mask
 from .evaluate import ModelResult
-from .release import Release, natural_key
+from .release import Release, natural_key, natural_keys
 from .settings_table import PATTERNS, pattern_mask  # noqa: F401  (PATTERNS: the browser's choices)
 
 # Parse-status filter choices: name -> what it keeps (for the selected model). Besides these
@@ -118,11 +118,11 @@ class BrowseIndex:
 
     @property
     def uid_rank(self) -> np.ndarray:
-        """Natural-order rank of each uid (scene2 before scene10), computed on first use."""
+        """Natural-order rank of each uid (scene2 before scene10), computed on first use (at 200,000 questions,
+        ahead in a job: ui/main_window.py)."""
         if self._uid_rank is None:
-            uids = self.release.uids
-            order = sorted(range(self.n), key=lambda i: natural_key(uids[i]))
-            self._uid_rank = _ranks(order, self.n)
+            keys = natural_keys(self.release.uids)
+            self._uid_rank = _ranks(sorted(range(self.n), key=keys.__getitem__), self.n)
         return self._uid_rank
 
     # ------------------------------------------------------------- filtering
