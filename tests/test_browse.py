@@ -48,6 +48,24 @@ def test_filters_by_column_scene_status_score_and_text(tmp_path):
     assert uids(BrowseFilter(text="SCENE2 _c")) == ["scene2_c"]
     # Text also finds what a model said.
     assert uids(BrowseFilter(text="cannot tell")) == ["scene10_b"]
+    assert uids(BrowseFilter(text="CANNOT")) == uids(BrowseFilter(text="i cannot")) == ["scene10_b"]
+    assert uids(BrowseFilter(text="cannot 391")) == []              # all words in one answer
+    assert uids(BrowseFilter(text="698</point>")) == ["scene2_c"]
+
+
+def test_text_search_reads_answers_in_any_case_and_script(tmp_path):
+    """What a model said is searched without regard to case, in any script; a missing answer matches nothing."""
+    s = _release(tmp_path)
+    p = tmp_path / "modely.jsonl"
+    p.write_text("\n".join(json.dumps({"uid": k, "prediction": v}) for k, v in
+                            {"scene2_a": "Étwa −130°", "scene1_d": "ΑΠΆΝΤΗΣΗ: B"}.items()))
+    s = open_session(tmp_path, [tmp_path / "modelx.jsonl", p])
+    ix = BrowseIndex(s.release)
+    uids = lambda f: [s.release.questions[i].uid for i in ix.rows(f, s.results)]
+    assert uids(BrowseFilter(text="étwa")) == ["scene2_a"]
+    assert uids(BrowseFilter(text="−130°")) == ["scene2_a"]
+    assert uids(BrowseFilter(text="απάντηση")) == ["scene1_d"]
+    assert uids(BrowseFilter(text="none")) == []
 
 
 def test_sort_worst_first_and_natural_order(tmp_path):

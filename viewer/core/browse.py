@@ -96,7 +96,7 @@ class BrowseIndex:
         tasks = [c.task.lower() for c in release.benchmark.columns] + [""]
         # The uid carries the target instance id, so searching it finds targets too.
         self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
-        self._raw_lower: dict[int, list[str]] = {}     # per ModelResult, built on first search
+        self._raw_lower: dict[int, tuple] = {}     # per ModelResult: (its raw, lowered), made on first search
         # Each question's error scale (its column's loosest tolerance): errors in degrees, map units and
         # relative distances rank together as shares of it.
         scales = [c.kind.error_scale or 1.0 for c in release.benchmark.columns] + [1.0]
@@ -183,10 +183,16 @@ class BrowseIndex:
         hit = _all_words(self._haystack, words, self.n)
         # Also search what the models said: "cannot determine" finds refusals.
         for r in results:
-            raw = self._raw_lower.get(id(r))
-            if raw is None:
-                raw = self._raw_lower[id(r)] = ["" if x is None else str(x).lower() for x in r.raw]
-            hit |= _all_words(raw, words, self.n)
+            kept = self._raw_lower.get(id(r))
+            if kept is None or kept[0] is not r.raw:
+                # numpy's variable-width strings: short answers are stored inside the array (16 bytes each)
+                # and searched in C; a list of lowered str copies held ~14 MB a model at 200,000 answers.
+                lowered = ["" if x is None else str(x).lower() for x in r.raw]
+                kept = self._raw_lower[id(r)] = (r.raw, np.asarray(lowered, dtype=np.dtypes.StringDType()))
+            m = np.strings.find(kept[1], words[0]) >= 0
+            for w in words[1:]:
+                m &= np.strings.find(kept[1], w) >= 0
+            hit |= m
         return hit
 
     # --------------------------------------------------------------- sorting
