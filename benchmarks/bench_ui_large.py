@@ -11,7 +11,9 @@ prediction files, as `gst-viewer REL -p P... ` does, and measures:
   * peak RSS: the process's largest resident set (getrusage), at the end of the run;
   * switching the selected model: the state's selected model (the browser's model box) set to each of the
     22 models in turn, each until every event it caused is processed, the changed views' paints among
-    them (median over the switches).
+    them (median over the switches);
+  * then what a user does next: the plots dock raised, 40 questions stepped through with it shown (median
+    and slowest), the browser sorted by uid, two text searches and the search cleared, the peak RSS after.
 Prints the median of the runs' figures, each with its CPU time (the process's at ready, the GUI thread's
 for a switch): on a shared machine the steadier figure. With --before REV (a commit), a worktree of REV is made in the
 temp folder and each run there is interleaved with a run here, so both sides see the same machine load.
@@ -60,6 +62,30 @@ def switch():
     out["switch_cpu_ms"] = 1000 * statistics.median(cpu)
     out["switch_max_ms"] = 1000 * max(times)
 
+def pump():
+    while w.jobs.pending:
+        app.processEvents()
+    app.processEvents()
+
+def timed(change):
+    t = time.perf_counter()
+    change()
+    pump()
+    return 1000 * (time.perf_counter() - t)
+
+def use():
+    # What a user does next: the plots raised, questions stepped through with them shown (a change of
+    # column redraws them), the browser sorted by uid, a text search over every model's answers.
+    st = w.state
+    pump()                                       # the sorts made ahead (a job) are in
+    out["plots_raise_ms"] = timed(w.plots_dock.raise_)
+    steps = [timed(lambda: st.step(+1)) for _ in range(40)]
+    out["step_plots_ms"], out["step_plots_max_ms"] = statistics.median(steps), max(steps)
+    out["sort_uid_ms"] = timed(lambda: setattr(st, "sort", ("uid", False)))
+    out["search_ms"] = [timed(lambda t=t: setattr(st, "filter", replace(st.filter, text=t)))
+                        for t in ("sofa", "cannot determine", "")]
+    out["rss_used_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 def settled():
     if w.session is None or w.jobs.pending or "ready" in out:
         return
@@ -71,6 +97,7 @@ def settled():
     out["rss_ready_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     switch()
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    use()
     print(json.dumps(out), flush=True)
     app.quit()
 
@@ -140,13 +167,23 @@ def main() -> None:
                   f"{r['rss_mb']:5.0f} MB ({r['rss_ready_mb']:.0f} MB when ready), switch median "
                   f"{r['switch_ms']:6.1f} ms (CPU {r['switch_cpu_ms']:5.1f} ms, max {r['switch_max_ms']:.0f} ms), "
                   f"load {r['load']:.1f}", flush=True)
-    keys = ("shown", "shown_cpu", "ready", "ready_cpu", "rss_mb", "switch_ms", "switch_cpu_ms")
+            print(f"      then: plots raised {r['plots_raise_ms']:.0f} ms, a question with the plots shown median "
+                  f"{r['step_plots_ms']:.0f} ms (max {r['step_plots_max_ms']:.0f}), sort by uid "
+                  f"{r['sort_uid_ms']:.0f} ms, searches " + ", ".join(f"{x:.0f}" for x in r["search_ms"])
+                  + f" ms (first, two words, cleared), peak RSS after {r['rss_used_mb']:.0f} MB", flush=True)
+    for r in (r for rs in runs.values() for r in rs):
+        r["search_first_ms"] = r["search_ms"][0]
+    keys = ("shown", "shown_cpu", "ready", "ready_cpu", "rss_mb", "switch_ms", "switch_cpu_ms", "step_plots_ms",
+            "sort_uid_ms", "search_first_ms", "rss_used_mb")
     med = {s: {k: statistics.median(r[k] for r in rs) for k in keys} for s, rs in runs.items()}
     for side, m in med.items():
         print(f"{side:6s}  release shown: {m['shown']:6.2f} s (CPU {m['shown_cpu']:.1f} s)   "
               f"window ready, 200k x 22: {m['ready']:6.2f} s (CPU {m['ready_cpu']:.1f} s)   peak RSS: "
               f"{m['rss_mb']:6.0f} MB   switching the selected model, 22 models: {m['switch_ms']:7.1f} ms "
               f"(CPU {m['switch_cpu_ms']:.1f} ms)  (medians of {args.repeats})")
+        print(f"        then: a question with the plots shown {m['step_plots_ms']:6.1f} ms, sort by uid "
+              f"{m['sort_uid_ms']:6.0f} ms, first search {m['search_first_ms']:6.0f} ms, peak RSS after "
+              f"{m['rss_used_mb']:6.0f} MB")
     if "before" in med:
         b, a = med["before"], med["after"]
         print("before / after: " + ", ".join(f"{k} {b[k] / a[k]:.2f} x" for k in keys))

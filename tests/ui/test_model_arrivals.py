@@ -139,23 +139,3 @@ def test_small_prediction_files_are_scored_with_the_release_and_shown_once(make_
     assert _state_of(state) == _state_of(ref_state)
     assert "4 models" in win.status_label.text()
 
-
-def test_a_large_release_has_its_sorts_made_ahead_the_uids_order_among_them(make_inspector, demo_files, monkeypatch,
-                                                                             qtbot):
-    """At PRESORT_QUESTIONS or more, each model's default sort and the uids' natural order are made in a job once
-    the models are in: sorting by uid then sorts nothing on the GUI thread (2 s at 200,000 questions)."""
-    from ui_helpers import open_release
-
-    from viewer.core.state import default_sort
-    from viewer.ui import main_window
-    monkeypatch.setattr(main_window, "PRESORT_QUESTIONS", 1)
-    root, preds = demo_files
-    win, state = make_inspector()
-    open_release(qtbot, win, root, preds[:3])
-    index = win.browser.index
-    assert index._uid_rank is not None
-    assert {key for key, _desc in index._orders} >= {"uid", *(default_sort(m)[0] for m in range(3))}
-    state.sort = ("uid", False)
-    uids = [state.session.release.uids[int(i)] for i in state.order]
-    from viewer.core.release import natural_key
-    assert uids == sorted(uids, key=natural_key)

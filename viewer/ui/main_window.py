@@ -469,11 +469,10 @@ class MainWindow(QMainWindow):
         if self._docks_settled:
             self._size_browser()
         index = self.browser.index
-        if index is not None and index.n >= PRESORT_QUESTIONS:
-            # Each model's default sort and the uids' order made ahead, off the GUI thread: choosing a model
-            # or sorting by uid then sorts nothing (the uids' natural order: 0.6 s at 200,000).
-            self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))]
-                             + [("uid", False)], list(session.results), scope="session", label="sorting")
+        if index is not None and len(session.results) > 1 and index.n >= PRESORT_QUESTIONS:
+            # Each model's default sort made ahead, off the GUI thread: choosing a model then sorts nothing.
+            self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))],
+                             list(session.results), scope="session", label="sorting by each model")
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
         if unknown:
             self._add_problem("warning", f"--frames names {', '.join(unknown)}, which is no model here "
