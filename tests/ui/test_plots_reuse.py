@@ -71,7 +71,7 @@ def test_stepping_between_columns_redraws_the_plots_in_the_same_items(qtbot, ins
         others = [x for x in plots.hist_others if x.isVisible()]
         assert len(others) == len(state.session.results) - 1
         for item, m in zip(others, [m for m in sorted(state.visible_models) if m != plots._model_shown]):
-            values = plots._column_stats(m)[0].values
+            values = plots._column_stats(m, "histogram").values
             counts, _ = np.histogram(np.minimum(values, h.edges[-1]), bins=h.edges)
             assert item.yData.tolist() == counts.tolist()
     # A model hidden: its outline goes, the others stay; shown again, it is back.
@@ -82,3 +82,21 @@ def test_stepping_between_columns_redraws_the_plots_in_the_same_items(qtbot, ins
     state.visible_models = state.visible_models | {hidden}
     settle(qtbot, win)
     assert sum(x.isVisible() for x in plots.hist_others) == len(state.session.results) - 1
+
+
+def test_the_scatter_is_worked_out_for_the_selected_model_alone(qtbot, inspect_demo, monkeypatch):
+    """Every model's histogram outline and status bar are drawn, but only the selected model's scatter: the
+    others' are not worked out (2.7 ms a model and column at 200,000 questions)."""
+    from viewer.core import plots as core_plots
+    win, state = inspect_demo()
+    win.plots_dock.raise_()
+    settle(qtbot, win)
+    made = []
+    real = core_plots.scatter
+    monkeypatch.setattr(core_plots, "scatter", lambda rel, r, *a: (made.append(r.model), real(rel, r, *a))[1])
+    for qi in _two_columns(state):
+        state.question = qi
+        settle(qtbot, win)
+        assert win.plots.scatter is not None
+    assert set(made) == {state.session.results[state.filter.model].model}
+    assert len(made) == 2                                   # once per column, then kept
