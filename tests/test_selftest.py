@@ -33,7 +33,8 @@ def test_tiny_release_passes_every_step_but_the_skipped_window():
     code, report = run(["--tiny", "--no-window"])
     assert code == 0, report
     assert status(report) == {"release": "PASS", "scoring": "PASS", "render": "PASS",
-                              "video": "PASS", "window": "SKIP"}
+                              "video": "PASS", "processes": "PASS", "window": "SKIP"}
+    assert "2 jobs in spawned worker processes" in report
     assert report.startswith("gst-viewer ")
     assert "tiny release generated in" in report and "(--tiny)" in report
     assert "tiny release scores as expected" in report
@@ -94,7 +95,7 @@ def test_unreadable_release_fails_and_skips_what_needs_it(tmp_path):
     code, report = run(["--release", str(tmp_path / "nowhere"), "--no-window"])
     assert code == 1
     assert status(report) == {"release": "FAIL", "scoring": "SKIP", "render": "SKIP",
-                              "video": "SKIP", "window": "SKIP"}
+                              "video": "SKIP", "processes": "PASS", "window": "SKIP"}
     assert "no such file or folder" in report
 
 
@@ -129,3 +130,18 @@ def test_on_a_virtual_x_screen_the_3d_view_is_drawn_with_opengl():
     assert p.returncode == 0, p.stdout + p.stderr
     assert "on platform 'xcb'" in p.stdout
     assert "3D view (OpenGL) drew 84 triangles" in p.stdout
+
+
+def test_the_processes_step_fails_when_workers_cannot_run_a_job(monkeypatch):
+    """A packaged build without freeze_support starts the app in each worker, and the pool breaks: said."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from viewer.core import executors
+
+    def broken(self, fn, jobs, keys):
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+        yield
+    monkeypatch.setattr(executors.LocalExecutor, "map_unordered", broken)
+    code, report = run(["--tiny", "--no-window"])
+    assert code == 1
+    assert status(report)["processes"] == "FAIL" and "terminated abruptly" in report

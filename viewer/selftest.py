@@ -9,7 +9,10 @@ Steps, each timed and reported on one line:
 3. render   - one egocentric view ray-cast with open3d, encoded as PNG, and a
               top-down photo map of the same scene;
 4. video    - the first frame of the first video a question plays (PyAV/FFmpeg);
-5. window   - the main window opened on the release offscreen (Qt), unless
+5. processes - two jobs run in spawned worker processes (the audit's and the
+              scoring's pools): a packaged build needs `multiprocessing.freeze_support()`
+              in its entry point, or each worker starts the app instead;
+6. window   - the main window opened on the release offscreen (Qt), unless
               `--no-window`.
 
 Exit status 0 when every step passed, 1 otherwise (the failing step and why
@@ -144,6 +147,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
                  needs=(("release", session),))
         rendered = test.run("render", lambda: _render(session, args.save), needs=(("release", session),))
         test.run("video", lambda: _video(session), needs=(("release", session),))
+        test.run("processes", _processes)
         if args.no_window:
             test._record(Step("window", "SKIP", 0.0, "--no-window"))
         else:
@@ -297,6 +301,14 @@ def _video(session):
         raise SelftestFailure(f"{video.declared}: decoded frame has shape {frame.shape}")
     return frame.shape, (f"{video.declared}: {reader.n_frames} frames, "
                          f"first decoded at {frame.shape[1]}x{frame.shape[0]}")
+
+
+def _processes():
+    from .core.executors import LocalExecutor
+    pids = dict(LocalExecutor(workers=2).map_unordered(os.getpid, [(), ()], ["a", "b"]))
+    if len(pids) != 2 or os.getpid() in pids.values():
+        raise SelftestFailure(f"the jobs did not run in worker processes: {pids}")
+    return pids, f"2 jobs in spawned worker processes (pids {', '.join(map(str, sorted(pids.values())))})"
 
 
 def _window(release_dir: Path, session):
