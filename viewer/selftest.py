@@ -308,7 +308,7 @@ def _processes():
     pids = dict(LocalExecutor(workers=2).map_unordered(os.getpid, [(), ()], ["a", "b"]))
     if len(pids) != 2 or os.getpid() in pids.values():
         raise SelftestFailure(f"the jobs did not run in worker processes: {pids}")
-    return pids, f"2 jobs in spawned worker processes (pids {', '.join(map(str, sorted(pids.values())))})"
+    return pids, f"2 jobs in spawned worker processes (pid {', '.join(map(str, sorted(set(pids.values()))))})"
 
 
 def _window(release_dir: Path, session):
