@@ -516,7 +516,7 @@ class BrowserPanel(QWidget):
         if state.question is not None and self.model.position_of(state.question) >= 0:
             self.selection.pull()
         elif n:
-            state.question = int(self.model.rows[0])
+            state.question = state.first_listed(self.model.rows)
 
     def _publish_order(self) -> None:
         self.state.order = self.model.rows

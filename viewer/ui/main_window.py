@@ -447,10 +447,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
         self.state.models_arriving = bool(predictions)      # set before `open`: its listeners see it
-        self.state.open(session, path)
+        uid, self._pending_uid = self._pending_uid, None
+        self.state.open(session, path, uid)                  # shows `uid` first: nothing loads the first row
         if self._docks_settled:
             self._size_browser()
-        uid, self._pending_uid = self._pending_uid, None
         bad_uid = uid if uid is not None and not self.state.select_uid(uid) else None
         self.browser.table.setFocus()
         if predictions:
