@@ -80,6 +80,8 @@ w = MainWindow(QSettings(ini, QSettings.Format.IniFormat))
 w.resize(1600, 1000)
 marks["built"] = time.time()
 w.sessionLoaded.connect(lambda: marks.setdefault("loaded", time.time()))
+if hasattr(MainWindow, "panelsBuilt"):      # the frame paints first, the panels are built after it
+    w.panelsBuilt.connect(lambda: marks.setdefault("panels", time.time()))
 class Paint(QObject):
     passes = 0
     def eventFilter(self, obj, ev):
@@ -158,8 +160,11 @@ app.exec()
 
 # The start-up's phases, in order, as the window child marks them (seconds since its process was started).
 MARKS = {"app": "interpreter, PyQt6, numpy, pyqtgraph imported, QApplication made",
-         "imports": "the window's modules imported", "built": "the window and its panels built",
-         "paint": "first paint", "loaded": "release read (worker thread), handed to the panels",
+         "imports": "the window's modules imported",
+         "built": "the window built (since the start-up work: its frame; its panels come after the first paint)",
+         "paint": "first paint",
+         "panels": "the panels built after the first paint (the release read meanwhile on a job thread)",
+         "loaded": "release read (worker thread), handed to the panels",
          "sample": "first sample shown (its images, map and video frame loaded and drawn)"}
 
 

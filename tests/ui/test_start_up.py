@@ -31,3 +31,87 @@ def test_a_uid_the_release_lacks_still_opens_the_first_listed(qtbot, make_inspec
     open_release(qtbot, win, SAMPLES, (), "no-such-uid")
     assert state.question == int(state.order[0])
     assert "no-such-uid" in win.status_label.text()
+
+
+# The window's first paint, in a fresh interpreter (the modules a test session imported would hide what the
+# window imports): what is on screen then, and which of our modules it has not imported yet.
+_FIRST_PAINT = r"""
+import json, sys
+from PyQt6.QtCore import QEvent, QObject, QSettings, QTimer
+from viewer.ui.app import make_app
+app = make_app()
+import threading
+import viewer.ui.main_window as mw
+# A release read faster than the frame paints (a loaded machine) is shown at once, building the panels then:
+# here the read waits for the first paint, so what is painted first is seen every time.
+painted, read = threading.Event(), mw.open_session
+mw.open_session = lambda *a, **k: painted.wait(60) and read(*a, **k)
+w = mw.MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+w.show()
+w.open_release(sys.argv[2], [], None)
+seen = {}
+class FirstPaint(QObject):
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Paint and not seen:
+            painted.set()
+            seen["modules"] = sorted(m for m in sys.modules if m.startswith("viewer."))
+            seen["built"] = w._built
+            seen["docks"] = [d.windowTitle() for d in (w.browser_dock, w.board_dock, w.problems_dock)]
+            seen["menus"] = [m.title() for m in w._menus.values()]
+            seen["status"] = w.status_label.text()
+        return False
+f = FirstPaint(); w.installEventFilter(f)
+w.sessionLoaded.connect(lambda: QTimer.singleShot(0, app.quit))
+app.exec()
+seen["after"] = {"built": w._built, "uid": w.state.uid, "central": type(w.centralWidget()).__name__}
+print(json.dumps(seen))
+"""
+
+# The panels' modules, imported after the window's frame has painted (the release's own, core.session and
+# core.release, are imported meanwhile by the job thread that reads it).
+LATER = ("viewer.core.state", "viewer.ui.sample_view", "viewer.ui.browser", "viewer.ui.leaderboard",
+         "viewer.ui.map_view", "viewer.ui.plots_dock", "viewer.render.scene_assets", "pyqtgraph.opengl")
+
+
+def test_the_window_paints_its_frame_before_its_panels_are_built_or_imported(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, "-c", _FIRST_PAINT, str(tmp_path / "s.ini"), str(SAMPLES)], env=env,
+                       capture_output=True, text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr[-3000:]
+    seen = json.loads(r.stdout.strip().splitlines()[-1])
+    assert seen["built"] is False
+    imported = [m for m in LATER if m in seen["modules"]]
+    assert not imported, imported
+    assert seen["docks"] == ["Samples", "Leaderboard", "Problems"]
+    assert seen["menus"] == ["&File", "&Go", "&View", "V&iews", "&Help"]
+    assert seen["status"].startswith("opening ") and "gst-bench-page" in seen["status"]
+    # Then the panels were built and the release shown in them.
+    assert seen["after"] == {"built": True, "uid": seen["after"]["uid"], "central": "SampleView"}
+    assert seen["after"]["uid"]
+
+
+def test_a_panel_asked_for_before_the_first_paint_is_built_then(qtbot, settings):
+    """Tests and scripts touch the panels right after `MainWindow()`: the one build runs then (the same
+    `_build` the first paint runs), and the first paint builds nothing again."""
+    from viewer.ui.app import make_app
+    from viewer.ui.main_window import MainWindow
+    from viewer.ui.sample_view import SampleView
+    make_app()
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    assert not win._built
+    view = win.sample_view
+    assert win._built and isinstance(view, SampleView) and win.centralWidget() is view
+    assert win.browser_dock.widget() is win.browser and win.board_dock.widget() is win.leaderboard
+    assert [a.text() for a in win._menus["go"].actions()][:2] == ["Next sample", "Previous sample"]
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.wait(20)
+    assert win.sample_view is view and win.centralWidget() is view
+    assert getattr(win, "no_such_attribute", None) is None       # an unknown name stays an AttributeError
+
