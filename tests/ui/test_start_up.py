@@ -115,3 +115,31 @@ def test_a_panel_asked_for_before_the_first_paint_is_built_then(qtbot, settings)
     assert win.sample_view is view and win.centralWidget() is view
     assert getattr(win, "no_such_attribute", None) is None       # an unknown name stays an AttributeError
 
+
+def test_an_image_is_checked_for_damage_while_qt_decodes_it(tmp_path, monkeypatch):
+    """The first sample's view (a 1920x1536 PNG) was inflated by Qt, then again by the damage check, one after
+    the other on the same job thread; the check now runs on its own thread while Qt decodes, and says the
+    same: nothing for a whole file, why for a cut one."""
+    import threading
+
+    import numpy as np
+    from PyQt6.QtGui import QImage
+
+    import viewer.ui.images as images
+    threads = []
+    real = images._why
+    monkeypatch.setattr(images, "_why", lambda path: threads.append(threading.current_thread().name) or real(path))
+    rgb = np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8)
+    whole = tmp_path / "whole.png"
+    assert images.array_to_qimage(rgb).save(str(whole))
+    img = images.read_image(str(whole))
+    assert img.size().width() == 400 and images.image_text(img) == ""
+    assert threads and all(t.startswith("gst-viewer-image-check") for t in threads), threads
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 2 // 3])
+    try:
+        said = images.image_text(images.read_image(str(cut)))
+    except images.ImageError as e:
+        said = str(e)
+    assert "truncated" in said and "cut.png" in said, said
+    assert QImage(str(whole)).width() == 400
