@@ -143,3 +143,21 @@ def test_an_image_is_checked_for_damage_while_qt_decodes_it(tmp_path, monkeypatc
         said = str(e)
     assert "truncated" in said and "cut.png" in said, said
     assert QImage(str(whole)).width() == 400
+
+
+
+def test_the_audit_dock_behind_another_tab_lists_no_check_until_raised(qtbot, make_inspector):
+    """Listing the checks imports every check module (~30 ms). Qt shows a dock tabbed behind another off
+    screen, so the audit panel's show at start listed them, and opening a release did it again (its empty
+    report): both before the first sample. They are listed when the panel is first painted, its tab raised."""
+    from viewer.core.audit import CHECKS
+    win, state = make_inspector(SAMPLES, (), POS_UID)
+    panel = win.audit_panel
+    assert panel.isVisible() and panel.visibleRegion().isEmpty()        # shown, behind the Leaderboard tab
+    assert panel.check_box.count() == 0 and panel.status.text() == "not run yet"
+    win.audit_dock.raise_()
+    qtbot.waitUntil(lambda: panel.check_box.count() == 1 + len(CHECKS.ids()))
+    assert panel.check_box.itemData(0) is None
+    win.board_dock.raise_()
+    open_release(qtbot, win, SAMPLES, (), POS_UID)                      # listed once: refilled, not again
+    assert [panel.check_box.itemData(i) for i in range(panel.check_box.count())] == [None, *CHECKS.ids()]
