@@ -64,7 +64,9 @@ f = FirstPaint(); w.installEventFilter(f)
 w.sessionLoaded.connect(lambda: QTimer.singleShot(0, app.quit))
 app.exec()
 seen["after"] = {"built": w._built, "uid": w.state.uid, "central": type(w.centralWidget()).__name__}
-print(json.dumps(seen))
+print(json.dumps(seen), flush=True)
+import os
+os._exit(0)                 # as gst-viewer ends (viewer/cli.py): Qt's teardown by the interpreter can crash
 """
 
 # The panels' modules, imported after the window's frame has painted (the release's own, core.session and
