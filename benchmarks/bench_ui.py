@@ -148,6 +148,7 @@ def settled():
     if w.session is not None and w.jobs.pending == 0 and "sample" not in marks:
         app.processEvents()
         marks["sample"] = time.time()
+        marks["start_cpu_ms"] = 1000 * time.process_time()    # the process's CPU (every thread) to the first sample
         measure()
         app.quit()
 w.jobs.settled.connect(settled)
@@ -288,6 +289,11 @@ def window_measures(before: Path | None, tmp: Path, runs: int, only: list[str] |
             print(f"    {case:<5} {side:<6} " + "  ".join(cells))
     for k, what in MARKS.items():
         print(f"      {k}: {what}")
+    # CPU time is steadier than wall-clock time on a shared machine (the floor's own is not subtracted).
+    for case in [c for c in ("six", "paper") if c in cases]:
+        cells = [f"{side} {statistics.median(r['start_cpu_ms'] for r in got[(side, case)]):6.0f} ms"
+                 for side in sides(before) if all("start_cpu_ms" in r for r in got[(side, case)])]
+        print(f"  CPU to the first sample ({case}, every thread, from the process's start): " + "   ".join(cells))
     if "six" not in cases:
         return
     heavy = sorted({m for r in got[("after", "six")] for m in r["heavy"]})
