@@ -80,6 +80,8 @@ w = MainWindow(QSettings(ini, QSettings.Format.IniFormat))
 w.resize(1600, 1000)
 marks["built"] = time.time()
 w.sessionLoaded.connect(lambda: marks.setdefault("loaded", time.time()))
+if hasattr(MainWindow, "panelsBuilt"):      # the frame paints first, the panels are built after it
+    w.panelsBuilt.connect(lambda: marks.setdefault("panels", time.time()))
 class Paint(QObject):
     passes = 0
     def eventFilter(self, obj, ev):
@@ -146,6 +148,7 @@ def settled():
     if w.session is not None and w.jobs.pending == 0 and "sample" not in marks:
         app.processEvents()
         marks["sample"] = time.time()
+        marks["start_cpu_ms"] = 1000 * time.process_time()    # the process's CPU (every thread) to the first sample
         measure()
         app.quit()
 w.jobs.settled.connect(settled)
@@ -158,8 +161,11 @@ app.exec()
 
 # The start-up's phases, in order, as the window child marks them (seconds since its process was started).
 MARKS = {"app": "interpreter, PyQt6, numpy, pyqtgraph imported, QApplication made",
-         "imports": "the window's modules imported", "built": "the window and its panels built",
-         "paint": "first paint", "loaded": "release read (worker thread), handed to the panels",
+         "imports": "the window's modules imported",
+         "built": "the window built (since the start-up work: its frame; its panels come after the first paint)",
+         "paint": "first paint",
+         "panels": "the panels built after the first paint (the release read meanwhile on a job thread)",
+         "loaded": "release read (worker thread), handed to the panels",
          "sample": "first sample shown (its images, map and video frame loaded and drawn)"}
 
 
@@ -283,6 +289,11 @@ def window_measures(before: Path | None, tmp: Path, runs: int, only: list[str] |
             print(f"    {case:<5} {side:<6} " + "  ".join(cells))
     for k, what in MARKS.items():
         print(f"      {k}: {what}")
+    # CPU time is steadier than wall-clock time on a shared machine (the floor's own is not subtracted).
+    for case in [c for c in ("six", "paper") if c in cases]:
+        cells = [f"{side} {statistics.median(r['start_cpu_ms'] for r in got[(side, case)]):6.0f} ms"
+                 for side in sides(before) if all("start_cpu_ms" in r for r in got[(side, case)])]
+        print(f"  CPU to the first sample ({case}, every thread, from the process's start): " + "   ".join(cells))
     if "six" not in cases:
         return
     heavy = sorted({m for r in got[("after", "six")] for m in r["heavy"]})

@@ -89,6 +89,7 @@ class InspectorState:
     def __post_init__(self) -> None:
         self.session_serial = 0
         self.question_serial = 0
+        self._asked: int | None = None      # the question asked for (by uid) while a release is being opened
         self._scenes: tuple[Session | None, SceneLibrary | None] = (None, None)
         self._model_frames: dict = {}
         # Connected before any widget, so every listener sees the new serials.
@@ -121,8 +122,9 @@ class InspectorState:
             self._sort_follows_model = False
 
     # ------------------------------------------------------------ release
-    def open(self, session: Session | None, release_path: str | None = None) -> None:
-        """Show a newly opened release; the browser then picks its first listed question.
+    def open(self, session: Session | None, release_path: str | None = None, uid: str | None = None) -> None:
+        """Show a newly opened release; the browser then picks its first listed question, or the question
+        `uid` (`--uid`) when it lists it: the views never load a question only to leave it (`first_listed`).
 
         Fields that follow from the session change silently before it: a
         listener of `session` reads them all, and none sees a mix of releases.
@@ -141,7 +143,18 @@ class InspectorState:
             self.sort = default_sort(self.filter.model)
         self._sort_follows_model = True
         self.release_path = release_path
-        self.session = session
+        self._asked = session.release.index.get(uid) if session is not None and uid is not None else None
+        try:
+            self.session = session
+        finally:
+            self._asked = None
+
+    def first_listed(self, rows: np.ndarray) -> int:
+        """The question a new list of `rows` shows when the question shown is not among them: the first,
+        or, while a release is being opened, the question asked for by uid when it is listed."""
+        if self._asked is not None and len(np.flatnonzero(rows == self._asked)):
+            return self._asked
+        return int(rows[0])
 
     def add_results(self, results: list[ModelResult], opening: bool = False, keep_question: bool = False) -> None:
         """Predictions scored off the GUI thread join the session; they are shown at once.

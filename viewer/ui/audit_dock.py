@@ -110,7 +110,7 @@ class AuditPanel(QWidget):
         self.bindings = Bindings(self.filter)
         self.bindings.combo(self.check_box, "check")
         self.bindings.combo(self.severity_box, "severity")
-        self._checks_listed = False          # the check names are listed when first shown (or a report comes)
+        self._checks_listed = False          # the check names are listed when first painted (or a report comes)
         self.filter.events.check.connect(self._refilter)
         self.filter.events.severity.connect(self._refilter)
 
@@ -172,7 +172,8 @@ class AuditPanel(QWidget):
         self.report = report
         self.run_button.setEnabled(True)
         summary = report.summary() if report else {}
-        self._fill_checks(summary)
+        if report is not None or self._checks_listed:
+            self._fill_checks(summary)       # no report yet: listed when first shown (every check's import)
         if report is None:
             self.status.setText("not run yet")
         else:
@@ -255,10 +256,11 @@ class AuditPanel(QWidget):
         return list(self.model.findings)
 
     # ------------------------------------------------------------ internals
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
         if not self._checks_listed:
-            # Listing the checks imports every check module (~40 ms): not before the window's first paint.
+            # Listing the checks imports every check module (~40 ms): once the panel is on screen, after its
+            # paint. Not when shown: Qt shows a dock tabbed behind another off screen, at the window's start.
             QTimer.singleShot(0, lambda: self._checks_listed or self._fill_checks({}))
 
     def _fill_checks(self, summary: dict) -> None:

@@ -31,11 +31,12 @@ import itertools
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from ..core.state import InspectorState
+if TYPE_CHECKING:
+    from ..core.state import InspectorState
 
 Scope = Literal["question", "session"]
 CANCELLED = "cancelled"

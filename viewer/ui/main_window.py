@@ -10,6 +10,7 @@ import json
 import os
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QByteArray, QSettings, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QColor, QKeySequence, QPainter
@@ -24,28 +25,16 @@ from PyQt6.QtWidgets import (
     QProgressBar,
     QTabBar,
     QToolButton,
+    QWidget,
 )
 
-from ..core.diagnostics import UserError
-from ..core.map_choice import MapSource
-from ..core.session import Session, open_session
-from ..core.state import InspectorState, default_sort
-from .audit_dock import AuditPanel
-from .browser import BrowserPanel
-from .command_palette import CommandPalette, keys_text
-from .compare_bar import CompareBar
-from .flags_panel import FlagsPanel
-from .geometry_loader import GeometryLoader
-from .images import ImageCache
+# Only what the window's frame needs is imported with this module: it paints before the panels' modules,
+# the state's and the release's are imported (`MainWindow._build`; the release is read on a job thread).
 from .jobs import CANCELLED, Jobs
 from .lazy_dock import LazyDock
-from .leaderboard import LeaderboardPanel
-from .model_layers import ModelLayersPanel
-from .models_eye import ModelsEyePanel
-from .sample_view import SampleView
-from .settings_strip import SettingsStrip
-from .target_k import ScoreVsK, TargetKBar
-from .timeline import TimelineMarks
+
+if TYPE_CHECKING:
+    from ..core.session import Session
 
 MAX_RECENT = 8
 BUSY_DELAY_MS = 300           # work shorter than this shows no busy bar (ui/jobs.py: most jobs take a few ms)
@@ -78,6 +67,13 @@ def _total_bytes(paths: list[str]) -> int:
     return total
 
 
+def open_session(path: str, predictions: list[str] = (), progress=None, **options) -> Session:
+    """`core.session.open_session`, imported on the job thread that reads the release: the window paints
+    meanwhile, and its panels are built."""
+    from ..core.session import open_session as read
+    return read(path, predictions, progress, **options)
+
+
 class ProblemsList(QListWidget):
     """The input's problems; says "No problems" when there are none, rather than a blank box."""
 
@@ -99,59 +95,42 @@ class MainWindow(QMainWindow):
     loadFailed = pyqtSignal(str)
     predictionsAdded = pyqtSignal()
     meshProblem = pyqtSignal(str, str)        # (level, text) from SceneAssets, emitted on a pool thread
+    panelsBuilt = pyqtSignal()                # `_build` is done: the panels, menus and layout are there
 
     def __init__(self, settings: QSettings | None = None, parent=None):
+        """The window's frame: title, menu bar, the docks where they go (empty), the status bar. It paints
+        first; its panels are built right after its first paint (`_build`), or as soon as one is used."""
         super().__init__(parent)
-        from ..render.scene_assets import SceneAssets
+        self._built = False
+        self._build_posted = False
+        self._frame_policies = None               # `--frames`, given before the state is made
         self.settings = settings if settings is not None else QSettings("gst-viewer", "gst-viewer")
-        self.state = InspectorState()
-        self.jobs = Jobs(self.state, self)
-        self.cache = ImageCache()
-        self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
+        # Jobs work before the panels exist: `open_release` reads the release on a job thread while they are
+        # built. The state is given to the jobs with the panels (no job before them is about a question).
+        self.jobs = Jobs(None, self)
         self._pending_uid: str | None = None
         self._arrivals = None              # the models of the release being opened, scored as they come
         self._hidden_for_scene: list[QDockWidget] = []     # docks `open_scene` hid, shown again with a release
         self.setWindowTitle("gst-viewer")
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
+        self.setCentralWidget(QWidget())    # the sample view's place until it is built
 
-        # The sample view binds first: it has drawn the new release when the browser picks a question in it.
-        # The geometry loader links each question to its scene after every view has drawn the question.
-        self.geometry_loader = GeometryLoader(self.state, self.jobs, self)
-        self.sample_view = SampleView(self.state, self.jobs, self.assets, self.geometry_loader, self.cache)
-        self.setCentralWidget(self.sample_view)
-        self.browser = BrowserPanel(self.state)
-        self.compare_bar = CompareBar(self.state)
-        self.browser.add_filter_row(self.compare_bar)
-        self.layers = ModelLayersPanel(self.state)
-        self.timeline = TimelineMarks(self.state, self.jobs, self.sample_view.player.slider)
-        # However wide the docks are dragged, the map keeps at least half of the centre.
-        self.sample_view.setMinimumWidth(640)
-        self.sample_view.tabs.setMinimumWidth(320)
-        self.leaderboard = LeaderboardPanel(self.state)
-        self.audit_panel = AuditPanel()
-        self.flags_panel = FlagsPanel(self.state)
         self.problems = ProblemsList()
         self.problems.setWordWrap(True)
         # The browser takes the full height on the left; Table 1 is wide, so it
         # sits under the sample view, tabbed with the problems list.
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.browser_dock = self._dock("Samples", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.board_dock = self._dock("Leaderboard", self.leaderboard, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.browser_dock = self._dock("Samples", None, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.board_dock = self._dock("Leaderboard", None, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.audit_dock = self._dock("Audit", self.audit_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.review_dock = self._dock("Review", self.flags_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.settings_strip = SettingsStrip(self.state, self.jobs, self.assets)
-        self.settings_dock = self._dock("Settings", self.settings_strip, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.audit_dock = self._dock("Audit", None, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.review_dock = self._dock("Review", None, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.settings_dock = self._dock("Settings", None, Qt.DockWidgetArea.BottomDockWidgetArea)
         # The plots are made when their tab is first raised (~100 ms of pyqtgraph plots at start otherwise).
         self.plots_dock = self._dock("Plots", None, Qt.DockWidgetArea.BottomDockWidgetArea, make=self._make_plots)
-        self.layers_dock = self._dock("Models", self.layers, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
-        self.models_eye_dock = self._dock("Model's eye", self.models_eye, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.models_eye_dock.visibilityChanged.connect(self.models_eye.set_on_screen)
-        # k: the target in k of the frames each model's policy samples (browser column, filter, plot)
-        self.score_vs_k = ScoreVsK(self.state)           # drawn in the plots dock once it is made
-        self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.score_vs_k))
+        self.layers_dock = self._dock("Models", None, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.models_eye_dock = self._dock("Model's eye", None, Qt.DockWidgetArea.BottomDockWidgetArea)
         for d in (self.plots_dock, self.layers_dock, self.problems_dock, self.audit_dock, self.review_dock,
                   self.settings_dock, self.models_eye_dock):
             self.tabifyDockWidget(self.board_dock, d)
@@ -182,11 +161,94 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.status_label, 1)
         sb.addPermanentWidget(self.problems_button)
         self.flags_where = QLabel()                # where flags and views are saved; the full path as tooltip
-        self.flags_panel.whereChanged.connect(lambda short, full: (self.flags_where.setText(short),
-                                                                   self.flags_where.setToolTip(full)))
         sb.addPermanentWidget(self.flags_where)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
+        mb = self.menuBar()                        # the menus' titles now; their entries with the panels
+        self._menus = {key: mb.addMenu(title) for key, title in
+                       (("file", "&File"), ("go", "&Go"), ("view", "&View"), ("views", "V&iews"), ("help", "&Help"))}
+        self._busy_timer = QTimer(self, singleShot=True, interval=BUSY_DELAY_MS)
+        self._busy_timer.timeout.connect(self._show_busy)
+        self.jobs.pendingChanged.connect(self._pending_changed)
+        self.jobs.progress.connect(self._job_progress)
+        self._restore_frame()
+
+    def __getattr__(self, name: str):
+        """A panel (or anything else `_build` makes) asked for before the window's first paint: the panels
+        are built now. One way to build them, whether the first paint or a first use comes first."""
+        if name.startswith("__") or self.__dict__.get("_built", True):
+            raise AttributeError(name)
+        self._build()
+        return getattr(self, name)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self._built and not self._build_posted:
+            self._build_posted = True
+            QTimer.singleShot(0, self._build)         # once this paint is on the screen
+
+    def _build(self) -> None:
+        """The panels, menus and their connections, and the rest of the remembered layout (the window's
+        first paint shows the frame `__init__` makes; a release being opened is read meanwhile)."""
+        if self._built:
+            return
+        self._built = True
+        from ..core.state import InspectorState
+        from ..render.scene_assets import SceneAssets
+        from .audit_dock import AuditPanel
+        from .browser import BrowserPanel
+        from .command_palette import CommandPalette
+        from .compare_bar import CompareBar
+        from .flags_panel import FlagsPanel
+        from .geometry_loader import GeometryLoader
+        from .images import ImageCache
+        from .leaderboard import LeaderboardPanel
+        from .model_layers import ModelLayersPanel
+        from .models_eye import ModelsEyePanel
+        from .sample_view import SampleView
+        from .settings_strip import SettingsStrip
+        from .target_k import ScoreVsK, TargetKBar
+        from .timeline import TimelineMarks
+        self.state = InspectorState()
+        self.jobs.state = self.state
+        if self._frame_policies is not None:
+            self.set_frame_policies(self._frame_policies)
+        self.cache = ImageCache()
+        self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
+
+        # The sample view binds first: it has drawn the new release when the browser picks a question in it.
+        # The geometry loader links each question to its scene after every view has drawn the question.
+        self.geometry_loader = GeometryLoader(self.state, self.jobs, self)
+        self.sample_view = SampleView(self.state, self.jobs, self.assets, self.geometry_loader, self.cache)
+        self.setCentralWidget(self.sample_view)
+        self.browser = BrowserPanel(self.state)
+        self.compare_bar = CompareBar(self.state)
+        self.browser.add_filter_row(self.compare_bar)
+        self.layers = ModelLayersPanel(self.state)
+        self.timeline = TimelineMarks(self.state, self.jobs, self.sample_view.player.slider)
+        # However wide the docks are dragged, the map keeps at least half of the centre.
+        self.sample_view.setMinimumWidth(640)
+        self.sample_view.tabs.setMinimumWidth(320)
+        self.leaderboard = LeaderboardPanel(self.state)
+        self.audit_panel = AuditPanel()
+        self.flags_panel = FlagsPanel(self.state)
+        self.browser_dock.setWidget(self.browser)
+        self.board_dock.setWidget(self.leaderboard)
+        self.audit_dock.setWidget(self.audit_panel)
+        self.review_dock.setWidget(self.flags_panel)
+        self.settings_strip = SettingsStrip(self.state, self.jobs, self.assets)
+        self.settings_dock.setWidget(self.settings_strip)
+        self.layers_dock.setWidget(self.layers)
+        self.models_eye = ModelsEyePanel(self.state, self.jobs, self.sample_view.player.slider)
+        self.models_eye_dock.setWidget(self.models_eye)
+        self.models_eye.set_on_screen(self.models_eye_dock.isVisible()
+                                      and not self.models_eye_dock.visibleRegion().isEmpty())
+        self.models_eye_dock.visibilityChanged.connect(self.models_eye.set_on_screen)
+        # k: the target in k of the frames each model's policy samples (browser column, filter, plot)
+        self.score_vs_k = ScoreVsK(self.state)           # drawn in the plots dock once it is made
+        self.browser.add_filter_row(TargetKBar(self.state, self.jobs, self.browser, self.score_vs_k))
+        self.flags_panel.whereChanged.connect(lambda short, full: (self.flags_where.setText(short),
+                                                                   self.flags_where.setToolTip(full)))
 
         from .audit_window import AuditController
         from .talk_actions import TalkActions
@@ -206,11 +268,16 @@ class MainWindow(QMainWindow):
         self.sample_view.problem.connect(self._add_problem)             # an image that cannot be shown
         self.meshProblem.connect(self._add_problem)                      # a scene mesh refused (boxes drawn)
         self.assets.on_problem = lambda text: self.meshProblem.emit("error", text)     # from a pool thread
-        self._busy_timer = QTimer(self, singleShot=True, interval=BUSY_DELAY_MS)
-        self._busy_timer.timeout.connect(self._show_busy)
-        self.jobs.pendingChanged.connect(self._pending_changed)
-        self.jobs.progress.connect(self._job_progress)
         self.restore_layout()
+        if self.isVisible():
+            # Qt shows a widget put into a shown window at its next event loop turn; a release opened now
+            # would be drawn into views not yet visible (the sample view reads its parts' visibility).
+            for w in (self.sample_view, self.browser, self.leaderboard, self.audit_panel, self.flags_panel,
+                      self.settings_strip, self.layers, self.models_eye):
+                w.show()
+            if not self._docks_settled:
+                QTimer.singleShot(0, self._settle_docks)
+        self.panelsBuilt.emit()
 
     @property
     def session(self) -> Session | None:
@@ -253,8 +320,8 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------- menus
     def _build_menus(self) -> None:
-        mb = self.menuBar()
-        file = mb.addMenu("&File")
+        """The menus' entries (their titles are the frame's)."""
+        file = self._menus["file"]
         self._action(file, "&Open release…", self.choose_release, QKeySequence.StandardKey.Open)
         self._action(file, "&Add predictions…", self.choose_predictions, "Ctrl+Shift+O")
         self._action(file, "Open &scene…", self.choose_scene)
@@ -273,7 +340,7 @@ class MainWindow(QMainWindow):
             self.addAction(a)
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        go = mb.addMenu("&Go")
+        go = self._menus["go"]
         state = self.state
         self._action(go, "Next sample", lambda: state.step(+1), "J")
         self._action(go, "Previous sample", lambda: state.step(-1), "K")
@@ -287,7 +354,7 @@ class MainWindow(QMainWindow):
         self._action(go, "Jump to the target's best frame", self._best_frame, "B")
         self._action(go, "Find…", lambda: self.browser.search.setFocus(), QKeySequence.StandardKey.Find)
         self._action(go, "Command palette…", self.palette_popup.open, "Ctrl+K")
-        view = mb.addMenu("&View")
+        view = self._menus["view"]
         for d in (self.browser_dock, self.board_dock, self.problems_dock, self.audit_dock, self.review_dock,
                   self.settings_dock, self.plots_dock, self.layers_dock):
             view.addAction(d.toggleViewAction())
@@ -297,9 +364,9 @@ class MainWindow(QMainWindow):
         for a in (*self.flags_panel.verdict_actions.values(), self.flags_panel.clear_action,
                   self.flags_panel.undo_action, self.flags_panel.save_action):
             self.addAction(a)          # window-wide shortcuts, wherever the focus is
-        views = mb.addMenu("V&iews")          # saved views: filters, sort and shown models, per release
+        views = self._menus["views"]          # saved views: filters, sort and shown models, per release
         views.aboutToShow.connect(lambda: self._fill_views(views))
-        help_ = mb.addMenu("&Help")
+        help_ = self._menus["help"]
         self._action(help_, "Keys", self._show_keys)
 
     def _action(self, menu, text, slot, shortcut=None) -> QAction:
@@ -317,6 +384,7 @@ class MainWindow(QMainWindow):
             self.show_status(why_not)
 
     def _show_keys(self) -> None:
+        from .command_palette import keys_text
         QMessageBox.information(self, "Keys", keys_text(self))
 
     def _best_frame(self) -> None:
@@ -369,6 +437,7 @@ class MainWindow(QMainWindow):
 
     def open_scene(self, folder) -> None:
         """Show one scene folder on its own (`--scene DIR`): its maps, trajectory and 3D view, no questions."""
+        from ..core.diagnostics import UserError
         from ..core.scene.alone import scene_session
         path = str(Path(folder).expanduser().resolve())
         try:
@@ -422,7 +491,11 @@ class MainWindow(QMainWindow):
 
     def set_frame_policies(self, policies) -> None:
         """Each model's frame policy (`--frames [NAME=]POLICY`); without one for every model, the window's
-        default stays for the models not named."""
+        default stays for the models not named. Given before the first paint (the command line), they are
+        the state's as soon as it is made (`_build`)."""
+        if not self._built:
+            self._frame_policies = policies
+            return
         if policies.default is None:
             policies = type(policies)(self.state.frame_policies.default, policies.named)
         self.state.frame_policies = policies
@@ -447,10 +520,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"gst-viewer — {Path(path).name}")
         self._show_diagnostics(session)
         self.state.models_arriving = bool(predictions)      # set before `open`: its listeners see it
-        self.state.open(session, path)
+        uid, self._pending_uid = self._pending_uid, None
+        self.state.open(session, path, uid)                  # shows `uid` first: nothing loads the first row
         if self._docks_settled:
             self._size_browser()
-        uid, self._pending_uid = self._pending_uid, None
         bad_uid = uid if uid is not None and not self.state.select_uid(uid) else None
         self.browser.table.setFocus()
         if predictions:
@@ -471,6 +544,7 @@ class MainWindow(QMainWindow):
         index = self.browser.index
         if index is not None and len(session.results) > 1 and index.n >= PRESORT_QUESTIONS:
             # Each model's default sort made ahead, off the GUI thread: choosing a model then sorts nothing.
+            from ..core.state import default_sort
             self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))],
                              list(session.results), scope="session", label="sorting by each model")
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
@@ -606,7 +680,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_settled:
+        if self._built and not self._docks_settled:          # else once they are built
             QTimer.singleShot(0, self._settle_docks)
 
     def _settle_docks(self) -> None:
@@ -635,7 +709,8 @@ class MainWindow(QMainWindow):
         # Sized again once a release's models have arrived: their columns are what it makes room for.
         self._browser_sized = self.session is not None and not self.state.models_arriving
 
-    def restore_layout(self) -> None:
+    def _restore_frame(self) -> None:
+        """The window's remembered place and size and its docks' layout, before its first paint."""
         geom = self.settings.value("window/geometry")
         if isinstance(geom, QByteArray):
             self.restoreGeometry(geom)
@@ -643,10 +718,15 @@ class MainWindow(QMainWindow):
             self.resize(1600, 1000)
         state = self.settings.value("window/state")
         self._layout_restored = isinstance(state, QByteArray) and self.restoreState(state)
+
+    def restore_layout(self) -> None:
+        """The rest of the remembered layout, once the panels are built: the sample view's splitters, the map
+        source, the bottom docks' heights."""
         for sp in self.sample_view.splitters:
             sizes = self.settings.value(f"splitters/{sp.objectName()}")
             if isinstance(sizes, QByteArray):
                 sp.restoreState(sizes)
+        from ..core.map_choice import MapSource
         self.state.map_source = MapSource.from_key(self.settings.value("map/source"))
         try:
             heights = json.loads(str(self.settings.value("docks/heights", "{}")))
@@ -666,9 +746,10 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event) -> None:
-        self.audit.close_store()             # the release holds annotations.sqlite alone afterwards
-        self.compare_bar.close_store()
-        self.save_layout()
-        self.sample_view.player.pause()
+        if self._built:                      # closed before its first paint: nothing is open, the layout kept
+            self.audit.close_store()         # the release holds annotations.sqlite alone afterwards
+            self.compare_bar.close_store()
+            self.save_layout()
+            self.sample_view.player.pause()
         self.jobs.shutdown()
         super().closeEvent(event)

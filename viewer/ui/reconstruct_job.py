@@ -86,7 +86,9 @@ class ReconstructJob(QObject):
         self.cancel_action.triggered.connect(lambda _=False: self.cancel())
         button.clicked.connect(lambda _=False: self.cancel() if self.token is not None else self.start())
         button.hide()
-        state.events.session.connect(self._session_changed)
+        # Before the views (priority): the browser shows the new release's first question within the same
+        # emission, and a cache problem said for it must not be forgotten after (it was said twice).
+        state.events.session.connect(self._session_changed, priority=1)
         state.events.geometry.connect(lambda _g: self._show())
 
     # ------------------------------------------------------------ what is offered
