@@ -183,3 +183,34 @@ def test_a_switch_repaints_only_the_controls_that_change(qtbot, warm):
             assert painted[-1].seen == [], q.uid
         settle(qtbot, win)
     assert steps >= 40 and moves >= 30 and same_maps >= 20, (steps, moves, same_maps)
+
+
+def test_what_lies_under_an_image_pane_is_not_painted_when_it_changes(qtbot, warm):
+    """The video's frame and the current view change at every question: their panes paint every pixel, so the
+    player under the video pane is not painted beneath it (it was, with the splitters and the window's
+    background)."""
+    from PyQt6.QtGui import QRegion
+    from PyQt6.QtWidgets import QApplication
+    win, state = warm
+    player = win.sample_view.player
+    regions = []
+
+    class Regions(QObject):
+        def eventFilter(self, obj, ev):
+            if ev.type() == QEvent.Type.Paint:
+                regions.append(QRegion(ev.region()))
+            return False
+    spy = Regions()
+    player.installEventFilter(spy)
+    frames = 0
+    for _ in range(len(state.order) - 1):
+        regions.clear()
+        state.step(+1)
+        for _ in range(10):
+            QApplication.processEvents()
+        pane = QRegion(player.pane.geometry())
+        if player.pane.isVisible() and player.pane.image is not None:
+            frames += 1
+            assert all(r.intersected(pane).isEmpty() for r in regions), state.current.uid
+        settle(qtbot, win)
+    assert frames >= 40
