@@ -88,6 +88,32 @@ def test_a_scenes_map_is_rendered_once_and_a_new_one_replaces_it(qtbot, monkeypa
     assert len(calls) == 3
 
 
+def test_maps_taken_in_turns_are_converted_once_each_and_drawn_as_they_are(qtbot, monkeypatch):
+    """The questions of a few scenes alternate between their maps: each map array is converted to a QImage once
+    (pyqtgraph converted it again at every setImage), in a 32-bit format Qt draws without converting it at each
+    paint (pyqtgraph's RGB888 was)."""
+    from PyQt6.QtGui import QImage
+    from pyqtgraph import functions_qimage
+
+    from viewer.ui.map_view import MapView
+    view = MapView()
+    qtbot.addWidget(view)
+    view.resize(300, 240)
+    converted = []
+    real = functions_qimage.try_make_qimage
+    monkeypatch.setattr(functions_qimage, "try_make_qimage",
+                        lambda img, **kw: (converted.append(1), real(img, **kw))[1])
+    a = np.full((40, 60, 3), 30, np.uint8)
+    b = np.full((40, 60, 3), 200, np.uint8)
+    for image in (a, b, a, b, a):
+        view.set_map(image)
+        view.grab()                                  # painted: the image item draws its QImage
+        q = view.image_item.qimage
+        assert q.format() in (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)
+        assert q.pixelColor(0, 0).red() == image[0, 0, 0]
+    assert len(converted) == 2
+
+
 def test_an_image_pane_shows_each_new_image_and_size(qtbot):
     from PyQt6.QtGui import QImage
 

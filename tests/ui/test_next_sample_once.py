@@ -140,3 +140,77 @@ def test_progress_reported_before_the_bar_shows_is_what_it_shows(qtbot, make_ins
     assert (win.progress.maximum(), win.progress.value()) == (10, 3)
     qtbot.waitUntil(lambda: win.jobs.pending == 0, timeout=5000)
     assert not win.progress.isVisible() and win.progress.maximum() == 0     # the next work starts as busy
+
+
+def test_a_switch_repaints_only_the_controls_that_change(qtbot, warm):
+    """Between two questions with videos read before, the player's controls stay enabled (they were turned off
+    and on again: the buttons, the speed box and the scrubber repainted at every question), and between two
+    questions of a kind offering the same maps the map's source box is not emptied and filled again (box and
+    toolbar laid out and repainted)."""
+    from PyQt6.QtWidgets import QApplication
+    win, state = warm
+    sv = win.sample_view
+    player, box = sv.player, sv.map_panel.source_box
+    controls = (player.play_button, player.back_button, player.next_button, player.speed)
+    enabled = [Events(w, QEvent.Type.EnabledChange) for w in controls]
+    painted = [Events(w, QEvent.Type.Paint) for w in (*controls, box)]
+    listed = lambda: [(box.itemText(k), box.itemData(k)) for k in range(box.count())]    # noqa: E731
+    steps = moves = same_maps = 0
+    for _ in range(len(state.order) - 1):
+        before_video = state.current.video is not None and state.current.video.exists
+        before_kind = state.current.kind
+        before_maps, before_visible = listed(), box.isVisible()
+        # Where each sits and its panel's size (a panel resized is repainted whole, its children too).
+        placed = lambda: [(w.mapTo(win, w.rect().topLeft()), w.size(), w.parentWidget().size())  # noqa: E731
+                          for w in (*controls, box)]
+        before_places = placed()
+        for e in (*enabled, *painted):
+            e.seen.clear()
+        state.step(+1)
+        for _ in range(10):
+            QApplication.processEvents()
+        q = state.current
+        if before_video and q.video is not None and q.video.exists:
+            steps += 1
+            assert [e.seen for e in enabled] == [[]] * len(controls), q.uid
+            if placed()[:-1] == before_places[:-1]:        # not moved (a choice question's video is taller)
+                moves += 1
+                assert [e.seen for e in painted[:-1]] == [[]] * len(controls), q.uid
+            assert player.play_button.isEnabled() and player.slider.maximum() == player.n_frames - 1 > 0
+        if before_visible and box.isVisible() and listed() == before_maps and placed()[-1] == before_places[-1] \
+                and q.kind is before_kind:                 # another kind may bring another chart: laid out again
+            same_maps += 1
+            assert painted[-1].seen == [], q.uid
+        settle(qtbot, win)
+    assert steps >= 40 and moves >= 30 and same_maps >= 20, (steps, moves, same_maps)
+
+
+def test_what_lies_under_an_image_pane_is_not_painted_when_it_changes(qtbot, warm):
+    """The video's frame and the current view change at every question: their panes paint every pixel, so the
+    player under the video pane is not painted beneath it (it was, with the splitters and the window's
+    background)."""
+    from PyQt6.QtGui import QRegion
+    from PyQt6.QtWidgets import QApplication
+    win, state = warm
+    player = win.sample_view.player
+    regions = []
+
+    class Regions(QObject):
+        def eventFilter(self, obj, ev):
+            if ev.type() == QEvent.Type.Paint:
+                regions.append(QRegion(ev.region()))
+            return False
+    spy = Regions()
+    player.installEventFilter(spy)
+    frames = 0
+    for _ in range(len(state.order) - 1):
+        regions.clear()
+        state.step(+1)
+        for _ in range(10):
+            QApplication.processEvents()
+        pane = QRegion(player.pane.geometry())
+        if player.pane.isVisible() and player.pane.image is not None:
+            frames += 1
+            assert all(r.intersected(pane).isEmpty() for r in regions), state.current.uid
+        settle(qtbot, win)
+    assert frames >= 40

@@ -27,6 +27,9 @@ class ImagePane(QWidget):
         self._frame_color: QColor | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(120, 90)
+        # It paints every pixel (its background first): Qt need not paint what lies under it when it changes
+        # (the player, the splitters and the window's background were painted beneath at every new frame).
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
     def sizeHint(self) -> QSize:
         return QSize(480, 360)

@@ -59,13 +59,20 @@ class MapPanel(QWidget):
         # sample view passes to `set_sources` (`choose_map` may fall back from the preference).
         self.bindings = Bindings(state)
         self.bindings.combo(self.source_box, "map_source", signal="activated", show=None)
+        self._listed: tuple = ()                 # the (label, source) pairs the box lists
 
     def set_sources(self, options: tuple[MapOption, ...], current: MapSource | None) -> None:
-        with self.bindings.refilling(self.source_box):
-            for o in options:
-                self.source_box.addItem(o.label, o.source)
-            k = next((k for k, o in enumerate(options) if o.source == current), 0)
-            self.source_box.setCurrentIndex(k)
+        """The box lists `options` with `current` chosen; refilled only when they change (the questions of a
+        scene offer the same maps: the box emptied and filled again was laid out and repainted, with the
+        toolbar, at every question)."""
+        k = next((k for k, o in enumerate(options) if o.source == current), 0)
+        listed = tuple((o.label, o.source) for o in options)
+        if listed != self._listed or k != self.source_box.currentIndex():
+            with self.bindings.refilling(self.source_box):
+                for label, source in listed:
+                    self.source_box.addItem(label, source)
+                self.source_box.setCurrentIndex(k)
+            self._listed = listed
         self.source_box.setEnabled(len(options) > 1)
 
     def show_message(self, text: str) -> None:

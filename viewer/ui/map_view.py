@@ -12,7 +12,7 @@ from collections import OrderedDict
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QLineF, QRectF, Qt
-from PyQt6.QtGui import QBrush, QColor
+from PyQt6.QtGui import QBrush, QColor, QImage
 from PyQt6.QtWidgets import QGraphicsLineItem
 
 from ..core import primitives as pr
@@ -36,6 +36,7 @@ from .plot_items import (
 RING_COLOR = QColor(0, 150, 70, 220)
 TRAJECTORY_PIECES = 24
 PATHS_KEPT = 8              # video paths whose drawn pieces are kept
+IMAGES_KEPT_BYTES = 96 << 20    # converted map images kept, in all
 _VIRIDIS = None
 
 
@@ -57,13 +58,62 @@ def time_colors(n: int) -> list[QColor]:
     return _VIRIDIS.map(np.linspace(0.0, 1.0, n), mode="qcolor")
 
 
+class MapImage(pg.ImageItem):
+    """pyqtgraph's image item, converting each map array to a QImage once.
+
+    pyqtgraph converts the array again whenever the image is set (~0.7 ms for a 640x512 map), and keeps an
+    RGB888 QImage that Qt converts again at every paint (~0.3 ms). The questions of a few scenes alternate
+    between their maps, so the conversions are kept by array (the loader keeps the arrays: the same array is
+    the same map), in the screen's 32-bit format, which is drawn as it is.
+    """
+
+    def __init__(self):
+        super().__init__(axisOrder="row-major")
+        self._converted: OrderedDict[tuple, tuple[np.ndarray, QImage]] = OrderedDict()
+        self._source: np.ndarray | None = None      # the array given (pyqtgraph keeps a view of it)
+
+    def setImage(self, image=None, *args, **kwargs):
+        if image is not None:
+            self._source = image
+        return super().setImage(image, *args, **kwargs)
+
+    def clear(self) -> None:
+        self._source = None
+        super().clear()
+
+    def render(self) -> None:
+        source = self._source
+        if source is None or self.lut is not None or self.autoDownsample:     # not how the map view draws
+            super().render()
+            return
+        key = (id(source), None if self.levels is None else tuple(np.ravel(self.levels)))
+        hit = self._converted.get(key)
+        if hit is not None and hit[0] is source:
+            self._converted.move_to_end(key)
+            self.qimage = hit[1]
+            self._renderRequired = False
+            self._unrenderable = False
+            return
+        super().render()
+        if self.qimage is None or self._unrenderable:
+            return
+        fmt = QImage.Format.Format_ARGB32_Premultiplied if self.qimage.hasAlphaChannel() \
+            else QImage.Format.Format_RGB32
+        # A copy in any case: pyqtgraph may have drawn into a buffer it reuses.
+        self.qimage = self.qimage.convertToFormat(fmt) if self.qimage.format() != fmt else self.qimage.copy()
+        self._converted[key] = (source, self.qimage)
+        while sum(q.sizeInBytes() for _, q in self._converted.values()) > IMAGES_KEPT_BYTES \
+                and len(self._converted) > 1:
+            self._converted.popitem(last=False)
+
+
 class MapView(PlotWithLegend):
     def __init__(self, parent=None):
         super().__init__(QColor(40, 40, 44), (235, 235, 235), parent)
         self.hide_axes("left", "bottom")
         self.vb.invertY(True)
         self.vb.setAspectLocked(True)
-        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.image_item = MapImage()
         self.image_item.setZValue(-10)
         self.item.addItem(self.image_item)
         # The video camera of the current frame: two items moved by the scrubber.

@@ -141,6 +141,12 @@ class VideoPlayer(QWidget):
         self.path, self.n_frames, self.current, self._wanted = path, 0, -1, None
         self.state.frame = 0
         self.fps = fps or 10.0
+        first = self.source.first_frame(path) if path is not None else None
+        if first is not None:
+            # Decoded before: shown now, the controls left enabled and the scrubber's range set once (turned
+            # off and on again, the buttons, the speed box and the scrubber each repainted at every question).
+            self._show(*first)
+            return
         self.slider.blockSignals(True)
         self.slider.setRange(0, 0)
         self.slider.setValue(0)
@@ -150,10 +156,6 @@ class VideoPlayer(QWidget):
         if path is None:
             self.pane.set_message(message or "no video")
             self.label.setText("–")
-            return
-        first = self.source.first_frame(path)
-        if first is not None:
-            self._show(*first)
             return
         self.pane.set_message("decoding…")
         self._request(0)
@@ -262,6 +264,7 @@ class VideoPlayer(QWidget):
             self.fps = fps or self.fps
             self.slider.blockSignals(True)
             self.slider.setRange(0, n_frames - 1)
+            self.slider.setValue(index)
             self.slider.blockSignals(False)
             self._set_enabled(True)
         self.current = index
