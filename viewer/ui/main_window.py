@@ -405,6 +405,7 @@ class MainWindow(QMainWindow):
 
         `benchmark` ("gst", "vsi") forces the release's benchmark; None detects it."""
         path = str(Path(path).expanduser().resolve())
+        self._end_arrivals()                     # the models of a release still arriving: its workers stop
         self._pending_uid = uid
         self.show_status(f"opening {path}…")
         preds = [str(p) for p in predictions]
@@ -462,6 +463,11 @@ class MainWindow(QMainWindow):
                                            keep_question=uid is not None and bad_uid is None)
         else:
             self._models_arrived(path, session, bad_uid)
+
+    def _end_arrivals(self) -> None:
+        if self._arrivals is not None:
+            self._arrivals.close()
+            self._arrivals = None
 
     def _models_arrived(self, path: str, session: Session, bad_uid: str | None, cancelled: bool = False) -> None:
         self._arrivals = None
@@ -670,5 +676,6 @@ class MainWindow(QMainWindow):
         self.compare_bar.close_store()
         self.save_layout()
         self.sample_view.player.pause()
+        self._end_arrivals()
         self.jobs.shutdown()
         super().closeEvent(event)

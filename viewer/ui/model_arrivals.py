@@ -13,11 +13,13 @@ models, names, order, selection and messages.
 """
 from __future__ import annotations
 
+import threading
 import time
 from functools import partial
 from pathlib import Path
 from typing import Callable
 
+from ..core import scoring_pool
 from ..core.evaluate import ModelResult
 from ..core.session import Session, unmatched_message
 from ..core.state import InspectorState
@@ -45,15 +47,39 @@ class ModelArrivals:
         self.waiting: list[ModelResult] = []        # scored, not joined yet
         self.joined_at = time.monotonic()
         self.join_cost = 0.0                         # what the last join took the GUI thread (s)
+        # Worker processes score the files that suit them (core/scoring_pool.py), started by the first job: the
+        # window scores this way only files large enough (main_window.ARRIVE_BYTES) to pay for their start.
+        self.use_pool = not merged and scoring_pool.suits(session.release)
+        self.pool: scoring_pool.ScoringPool | None = None
+        self._lock = threading.Lock()
+        self._closed = False
         self._submit()
 
     def _submit(self) -> None:
         batch = self.batches[self.k]
         what = Path(batch[0]).name if len(batch) == 1 else f"{len(batch)} files"
         taken = [r.model for r in self.waiting]
-        self.jobs.submit(partial(self.session.score_files, batch, taken=taken), lane="session", scope="session",
+        self.jobs.submit(partial(self._score, batch, taken, self.k == 0), lane="session", scope="session",
                          label=f"scoring {what} ({self.k + 1}/{len(self.batches)})", with_progress=True,
                          done=self._scored, failed=self._failed)
+
+    def _score(self, batch: list[str], taken: list[str], first: bool, progress: Callable) -> tuple:
+        """On a job thread: the batch's results, from the workers where they scored it."""
+        if first and self.use_pool:
+            pool = scoring_pool.ScoringPool(self.session.release, self.session.profile,
+                                            [p for b in self.batches for p in b])
+            with self._lock:
+                closed, self.pool = self._closed, pool
+            if closed:                               # cancelled while the pool started
+                pool.close()
+        return self.session.score_files(batch, progress, taken, pool=self.pool)
+
+    def close(self) -> None:
+        """Stop the workers, if any (the scoring is done, cancelled, or another release is opened)."""
+        with self._lock:
+            self._closed, pool = True, self.pool
+        if pool is not None:
+            pool.close()
 
     def _scored(self, payload: tuple[list[ModelResult], list[str]]) -> None:
         results, errors = payload
@@ -71,6 +97,7 @@ class ModelArrivals:
         if last or time.monotonic() - self.joined_at >= max(FLUSH_S, JOIN_SHARE * self.join_cost):
             self._join()
         if last:
+            self.close()
             self.done(False)
         else:
             self._submit()
@@ -87,7 +114,9 @@ class ModelArrivals:
         self.join_cost = self.joined_at - start
 
     def _failed(self, message: str) -> None:
+        self.close()
         if message != CANCELLED:                     # a file's own problems are errors of `_scored`
             self.problem("error", f"scoring predictions: {message}")
         self._join()
         self.done(True)
+

@@ -1,0 +1,203 @@
+"""Prediction files read and scored in worker processes, while this process does other work.
+
+Reading and scoring a file of 200,000 answers costs about a quarter of a second of CPU, nearly all of it
+Python under the GIL (decoding the lines, matching the uids, reading each answer by its kind), so threads
+cannot share it out. A `ScoringPool` starts `WORKERS` spawned processes that import only `viewer.core`
+(no Qt), gives each a copy of what scoring needs of the release (its uids, columns, truths and option
+counts, and its benchmark: `scoring_release`), and sends it the files: each worker reads its file with
+`load_predictions` and scores every set with `evaluate.score_answers`, and sends back the columns
+(`AnswersScored`: raw answers, statuses, values, scores, errors) with the set minus its answers. This
+process then names each model in file order and writes its messages (`Session.finish_scored`), so the
+results, names and messages are those of `Session.score_files`.
+
+A file is sent only when its reading cannot differ between the processes: the benchmark neither merges
+files nor re-keys answers and is one of the built-in ones (`suits`), and this process reads the file as
+plain JSON Lines records, the format a worker must also find (`file_suits`; a worker that finds another, or
+a set matched by position, which needs the questions' texts, gives the file back and it is scored here).
+`close()` ends the workers at once (a cancel, a new release, the window closing); a closed or broken pool
+hands every file back to be scored in this process or raises, never hangs.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import multiprocessing
+import pickle
+import threading
+import weakref
+from pathlib import Path
+from typing import Callable
+
+from .diagnostics import Diagnostics, UserError
+from .release import Release
+
+WORKERS = 2
+
+
+class PoolClosed(UserError):
+    """A file's result was asked for after its pool was closed (a cancel, another release): never scored."""
+POLL_S = 0.25                   # how often a wait for a file's result reports progress (and so can be cancelled)
+
+
+def suits(release: Release) -> bool:
+    """Whether a release's files can be scored in worker processes: its benchmark is a built-in one (a
+    worker imports only viewer.core), reads each file alone and keys answers by uid as read."""
+    from .benchmarks.base import Benchmark
+    b = release.benchmark
+    return (not b.merges_predictions and type(b).prepare_predictions is Benchmark.prepare_predictions
+            and type(b).__module__.startswith("viewer.core.")
+            and all(type(k).__module__.startswith("viewer.core.") for k in b.kind_codes[0]))
+
+
+def file_suits(path: str | Path) -> str:
+    """The label of the format a worker must read `path` as ("" when the file is scored here): plain JSON
+    Lines records, as this process's formats identify it (a `.json` document is never parsed to find out)."""
+    from .predictions.formats import Head, format_of, named_path
+    from .predictions.json_records import JSON_LINES
+    _, p = named_path(path)
+    if p.suffix.lower() == ".json" or not p.is_file():
+        return ""
+    try:
+        fmt = format_of(p, Head(p, Diagnostics()))
+    except UserError:
+        return ""
+    return fmt.label if fmt is JSON_LINES else ""
+
+
+def scoring_release(release: Release) -> Release:
+    """What scoring needs of a release, for a worker: no questions, scenes, media or messages."""
+    return dataclasses.replace(release, questions=[], scene_of=[], missing=[], diagnostics=Diagnostics())
+
+
+# ------------------------------------------------------------------ in the worker
+_WORKER: dict = {}
+
+
+def _start_worker(release_bytes: bytes, profile: str) -> None:
+    from . import benchmarks  # noqa: F401  (the built-in benchmarks, their kinds and formats registered)
+    _WORKER.update(release=pickle.loads(release_bytes), profile=profile, cache={})
+
+
+def _score_file(path: str, label: str):
+    """In a worker: ([(set without its answers, AnswersScored, read_as, answers read)], unreadable files'
+    messages), or None when this file is to be scored in the main process after all."""
+    from .evaluate import SHARED_TEXTS, score_answers
+    from .predictions import load_predictions
+    release, profile, cache = _WORKER["release"], _WORKER["profile"], _WORKER["cache"]
+    try:
+        sets = load_predictions(path)
+    except UserError as e:
+        return [], [str(e)]
+    if any(s.read_as != label or s.positional for s in sets):
+        return None
+    # Each file's short answer texts held once (then sent once: pickle keeps shared objects shared); not
+    # kept across files, so a worker's memory does not grow with the files it scored.
+    cache.pop(SHARED_TEXTS, None)
+    out = []
+    for s in sets:
+        read_as, n_given = s.read_as, len(s.raw)
+        scored = score_answers(release, s, cache, profile)
+        s.raw, s.lines = {}, {}
+        out.append((s, scored, read_as, n_given))
+    return out, []
+
+
+# ------------------------------------------------------------------ in the main process
+class ScoringPool:
+    """Worker processes scoring `paths` for `release` under `profile`; every file that suits is sent at once,
+    the workers taking the next as they finish. `scored(path)` waits for one file's payload."""
+
+    def __init__(self, release: Release, profile: str, paths: list[str], workers: int = WORKERS):
+        self._lock = threading.Lock()
+        self._futures: dict[str, list[concurrent.futures.Future]] = {}      # per path, one per time it is given
+        labels = {p: file_suits(p) for p in dict.fromkeys(paths)}
+        sent = [p for p in paths if labels[p]]
+        self._sent = set(sent)
+        self._executor = None
+        self._processes: list = []
+        if not sent:
+            return
+        self._executor = concurrent.futures.ProcessPoolExecutor(
+            min(workers, len(sent)), mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
+            initargs=(pickle.dumps(scoring_release(release), protocol=pickle.HIGHEST_PROTOCOL), profile))
+        with _without_main():            # the workers are started by these submits, none later
+            for p in sent:
+                self._futures.setdefault(p, []).append(self._executor.submit(_score_file, p, labels[p]))
+        self._processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        # The workers end with the pool, whoever drops it last.
+        self._finalizer = weakref.finalize(self, _end, self._executor)
+
+    @property
+    def processes(self) -> list:
+        """The worker processes it started (multiprocessing.Process objects), alive or ended."""
+        return list(self._processes)
+
+    def sent(self, path: str) -> bool:
+        """Whether `path` was sent to the workers."""
+        return path in self._sent
+
+    def scored(self, path: str, progress: Callable | None = None):
+        """`path`'s payload from its worker, taken once (a path given twice was sent twice), or None when it is
+        to be scored in this process: never sent, or given back by its worker. `progress(0, 1)` is called
+        while waiting, so a cancelled job stops here; PoolClosed when the pool was closed before it was done."""
+        futures = self._futures.get(path)
+        if not futures:
+            return None
+        future = futures.pop(0)
+        while True:
+            done, _ = concurrent.futures.wait([future], timeout=POLL_S)
+            if self._executor is None and not (done and not future.cancelled() and future.exception() is None):
+                # Closed: a file not scored by then never will be (a killed pool's futures may never end).
+                raise PoolClosed("scoring stopped")
+            if done:
+                break
+            if progress:
+                progress(0, 1)
+        return future.result()           # a worker's own exception, or BrokenProcessPool, is raised here
+
+    def close(self) -> None:
+        """End the workers now, whatever they are doing (queued files are dropped)."""
+        with self._lock:
+            ex, self._executor = self._executor, None
+        if ex is not None:
+            self._finalizer.detach()
+            _end(ex)
+
+
+_SPAWNING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_main():
+    """Workers started in this block do not run the main script again. A spawned process imports the
+    parent's `__main__` (as `__mp_main__`), so a script that opens the window without an `if __name__ ==
+    "__main__"` guard would open another window in each worker, and a guarded one still costs its imports
+    (pytest's, a console script's). The workers need nothing of it: they run `viewer.core` functions."""
+    from multiprocessing import spawn
+    original = getattr(spawn, "get_preparation_data", None)
+    if original is None:
+        yield
+        return
+
+    def preparation_data(name):
+        data = original(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+    with _SPAWNING:
+        spawn.get_preparation_data = preparation_data
+        try:
+            yield
+        finally:
+            spawn.get_preparation_data = original
+
+
+def _end(executor: concurrent.futures.ProcessPoolExecutor) -> None:
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.kill()
+    for p in processes:
+        p.join(5)
