@@ -146,3 +146,35 @@ def test_a_release_of_a_benchmark_defined_elsewhere_is_scored_here(tmp_path):
     finally:
         toy_bench.unregister_all()
     assert scoring_pool.suits(load_release(Path(__file__).parent / "data" / "gst-bench-page"))
+
+
+def test_a_file_of_the_expected_uids_is_read_as_without_them(files, tmp_path):
+    """A worker reads with the release's uids expected (json_records.EXPECTED_UIDS): the same sets and
+    messages, and a file giving exactly those uids keeps the release's list rather than a copy."""
+    from viewer.core.predictions import load_predictions
+    from viewer.core.predictions.json_records import EXPECTED_UIDS
+    root, paths = files
+    uids = load_release(root).uids
+    rows = [json.dumps({"uid": u, "prediction": "A"}) for u in uids]
+    cases = {"in order": rows, "short": rows[:-5], "long": [*rows, json.dumps({"uid": "extra", "prediction": "B"})],
+             "twice": [*rows, rows[7]], "swapped": [rows[1], rows[0], *rows[2:]], "blank uid":
+             [*rows[:3], json.dumps({"uid": "", "prediction": "B"})]}
+    for name, lines in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        plain = load_predictions(path)
+        token = EXPECTED_UIDS.set(uids)
+        try:
+            hinted = load_predictions(path)
+        finally:
+            EXPECTED_UIDS.reset(token)
+        assert [(type(s.raw), dict(s.raw), [(d.code, d.message, d.line) for d in s.diagnostics]) for s in hinted] \
+            == [(type(s.raw), dict(s.raw), [(d.code, d.message, d.line) for d in s.diagnostics]) for s in plain], name
+        assert (getattr(hinted[0].raw, "uids", None) is uids) == (name == "in order"), name
+    for p in paths[:3]:
+        token = EXPECTED_UIDS.set(uids)
+        try:
+            hinted = load_predictions(p)
+        finally:
+            EXPECTED_UIDS.reset(token)
+        assert [dict(s.raw) for s in hinted] == [dict(s.raw) for s in load_predictions(p)]

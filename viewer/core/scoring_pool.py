@@ -23,9 +23,14 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import multiprocessing
+import operator
+import os
 import pickle
+import shutil
+import tempfile
 import threading
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Callable
 
@@ -66,17 +71,64 @@ def file_suits(path: str | Path) -> str:
 
 
 def scoring_release(release: Release) -> Release:
-    """What scoring needs of a release, for a worker: no questions, scenes, media or messages."""
-    return dataclasses.replace(release, questions=[], scene_of=[], missing=[], diagnostics=Diagnostics())
+    """What scoring needs of a release, for a worker: no questions, scenes, media or messages; its uid index
+    is made again there when it is each uid's position (the usual release), else sent."""
+    index = release.index
+    if len(index) == len(release.uids) and all(map(operator.eq, index.values(), range(len(index)))):
+        index = _PositionIndex(release.uids)
+    return dataclasses.replace(release, questions=[], scene_of=[], missing=[], diagnostics=Diagnostics(),
+                               index=index)
+
+
+class _PositionIndex(Mapping):
+    """uid -> its position in `uids`, as a dict made on first use (only a file in another order needs it)."""
+
+    def __init__(self, uids: list):
+        self.uids, self._dict = uids, None
+
+    def __reduce__(self):
+        return _PositionIndex, (self.uids,)
+
+    def _map(self) -> dict:
+        if self._dict is None:
+            self._dict = dict(zip(self.uids, range(len(self.uids))))
+        return self._dict
+
+    def __getitem__(self, uid):
+        return self._map()[uid]
+
+    def get(self, uid, default=None):
+        return self._map().get(uid, default)
+
+    def __contains__(self, uid) -> bool:
+        return uid in self._map()
+
+    def __iter__(self):
+        return iter(self.uids)
+
+    def __len__(self) -> int:
+        return len(self.uids)
 
 
 # ------------------------------------------------------------------ in the worker
 _WORKER: dict = {}
 
 
-def _start_worker(release_bytes: bytes, profile: str) -> None:
-    from . import benchmarks  # noqa: F401  (the built-in benchmarks, their kinds and formats registered)
-    _WORKER.update(release=pickle.loads(release_bytes), profile=profile, cache={})
+WORKER_CHUNK = 4 * 2**20        # a worker reads JSON Lines 4 MB at a time (its peak counts with the window's)
+
+
+def _start_worker(basis: str, profile: str) -> None:
+    from . import (
+        benchmarks,  # noqa: F401  (the built-in benchmarks, their kinds and formats registered)
+        textio,
+    )
+    textio.JSON_LINES_CHUNK = WORKER_CHUNK
+    with open(basis, "rb") as f:
+        release = pickle.load(f)
+    # Distinct uids, none empty (json_records.EXPECTED_UIDS): a file of the release's uids in its order is
+    # read without a copy of them or a set to find duplicates.
+    expected = release.uids if type(release.index) is _PositionIndex and all(release.uids) else None
+    _WORKER.update(release=release, profile=profile, cache={}, expected=expected)
 
 
 def _score_file(path: str, label: str):
@@ -85,10 +137,14 @@ def _score_file(path: str, label: str):
     from .evaluate import SHARED_TEXTS, score_answers
     from .predictions import load_predictions
     release, profile, cache = _WORKER["release"], _WORKER["profile"], _WORKER["cache"]
+    from .predictions.json_records import EXPECTED_UIDS
+    token = EXPECTED_UIDS.set(_WORKER["expected"])
     try:
         sets = load_predictions(path)
     except UserError as e:
         return [], [str(e)]
+    finally:
+        EXPECTED_UIDS.reset(token)
     if any(s.read_as != label or s.positional for s in sets):
         return None
     # Each file's short answer texts held once (then sent once: pickle keeps shared objects shared); not
@@ -100,7 +156,20 @@ def _score_file(path: str, label: str):
         scored = score_answers(release, s, cache, profile)
         s.raw, s.lines = {}, {}
         out.append((s, scored, read_as, n_given))
+    del sets
+    cache.pop(SHARED_TEXTS, None)
+    _give_back_memory()
     return out, []
+
+
+def _give_back_memory() -> None:
+    """Return the heap a file's reading freed to the system (glibc keeps it otherwise): the workers' memory
+    counts with the window's."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 # ------------------------------------------------------------------ in the main process
@@ -118,15 +187,21 @@ class ScoringPool:
         self._processes: list = []
         if not sent:
             return
+        # The release goes to the workers through a file: initializer arguments stay referenced in each worker
+        # for its whole life (24 MB at 200,000 questions).
+        self._folder = tempfile.mkdtemp(prefix="gst-viewer-scoring-")
+        basis = os.path.join(self._folder, "release.pickle")
+        with open(basis, "wb") as f:
+            pickle.dump(scoring_release(release), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._executor = concurrent.futures.ProcessPoolExecutor(
             min(workers, len(sent)), mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
-            initargs=(pickle.dumps(scoring_release(release), protocol=pickle.HIGHEST_PROTOCOL), profile))
+            initargs=(basis, profile))
         with _without_main():            # the workers are started by these submits, none later
             for p in sent:
                 self._futures.setdefault(p, []).append(self._executor.submit(_score_file, p, labels[p]))
         self._processes = list((getattr(self._executor, "_processes", None) or {}).values())
         # The workers end with the pool, whoever drops it last.
-        self._finalizer = weakref.finalize(self, _end, self._executor)
+        self._finalizer = weakref.finalize(self, _end, self._executor, self._folder)
 
     @property
     def processes(self) -> list:
@@ -162,7 +237,7 @@ class ScoringPool:
             ex, self._executor = self._executor, None
         if ex is not None:
             self._finalizer.detach()
-            _end(ex)
+            _end(ex, self._folder)
 
 
 _SPAWNING = threading.Lock()
@@ -193,7 +268,7 @@ def _without_main():
             spawn.get_preparation_data = original
 
 
-def _end(executor: concurrent.futures.ProcessPoolExecutor) -> None:
+def _end(executor: concurrent.futures.ProcessPoolExecutor, folder: str) -> None:
     processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for p in processes:
@@ -201,3 +276,4 @@ def _end(executor: concurrent.futures.ProcessPoolExecutor) -> None:
             p.kill()
     for p in processes:
         p.join(5)
+    shutil.rmtree(folder, ignore_errors=True)
