@@ -130,7 +130,7 @@ def _sample_family():
             for k in kids:
                 st = _proc(k, "status")
                 total += _kb(st, "VmRSS")
-                if st:
+                if _kb(st, "VmHWM"):             # an ended child (a zombie) says none: its last one stays
                     family["hwm"][k] = _kb(st, "VmHWM")
                 stat = _proc(k, "stat").rsplit(")", 1)[-1].split()
                 if len(stat) > 13:
