@@ -136,7 +136,7 @@ def _sample_family():
                 if len(stat) > 13:
                     family["cpu"][k] = (int(stat[11]) + int(stat[12])) / tick
             family["peak"] = max(family["peak"], total)
-            time.sleep(0.025)
+            time.sleep(0.05)
     threading.Thread(target=run, daemon=True).start()
 
 if mode == "large":

@@ -198,3 +198,23 @@ def test_small_prediction_files_are_scored_with_the_release_and_shown_once(make_
     ref_state.open(open_session(root, preds), str(root))
     assert _state_of(state) == _state_of(ref_state)
     assert "4 models" in win.status_label.text()
+
+
+def test_the_leaderboard_rows_are_made_off_the_gui_thread(make_inspector, demo_files, monkeypatch, qtbot):
+    """Each model's leaderboard row (every answer's status counted) is made on the scoring job's thread, not at
+    the redraw that adds the model; the board is the one opening everything at once shows."""
+    import threading
+
+    from ui_helpers import open_release
+
+    from viewer.core.evaluate import ModelResult
+    root, preds = demo_files
+    threads = []
+    counts = ModelResult.parse_counts
+    monkeypatch.setattr(ModelResult, "parse_counts",
+                        lambda self: threads.append(threading.current_thread()) or counts(self))
+    win, state = make_inspector()
+    open_release(qtbot, win, root, preds)
+    assert len(threads) == len(win.session.results) and threading.main_thread() not in threads
+    board, reference = win.session.leaderboard(), open_session(root, preds).leaderboard()
+    assert board["models"] == reference["models"] and board["random"] == reference["random"]

@@ -72,7 +72,9 @@ class ModelArrivals:
                 closed, self.pool = self._closed, pool
             if closed:                               # cancelled while the pool started
                 pool.close()
-        return self.session.score_files(batch, progress, taken, pool=self.pool)
+        results, errors = self.session.score_files(batch, progress, taken, pool=self.pool)
+        self.session.make_board_rows([r for r in results if not r.unmatched])    # off the GUI thread
+        return results, errors
 
     def close(self) -> None:
         """Stop the workers, if any (the scoring is done, cancelled, or another release is opened)."""
