@@ -63,7 +63,7 @@ def test_files_scored_in_workers_as_here(files):
     here = Session(load_release(root))
     expected = here.score_files(paths, taken=["noisy-expert (2)"])
     there = Session(load_release(root))
-    pool = scoring_pool.ScoringPool(there.release, there.profile, paths)
+    pool = scoring_pool.ScoringPool.started(there.release, there.profile, paths)
     try:
         sent = [p for p in paths if pool.sent(p)]
         # Every JSON Lines file went to the workers (the missing and empty ones too: their errors come back).
@@ -97,7 +97,7 @@ def test_a_file_another_format_claims_is_scored_here(files, tmp_path):
     plug = register_format(PredictionFormat("plug", lambda path, head: path.name.startswith("sign"), read, 99))
     try:
         session = Session(load_release(root))
-        pool = scoring_pool.ScoringPool(session.release, session.profile, paths[:3])
+        pool = scoring_pool.ScoringPool.started(session.release, session.profile, paths[:3])
         try:
             assert [pool.sent(p) for p in paths[:3]] == [True, True, False]
             got = session.score_files(paths[:3], pool=pool)
@@ -113,7 +113,7 @@ def test_a_file_another_format_claims_is_scored_here(files, tmp_path):
 def test_closing_the_pool_ends_its_processes(files):
     root, paths = files
     session = Session(load_release(root))
-    pool = scoring_pool.ScoringPool(session.release, session.profile, paths * 20)
+    pool = scoring_pool.ScoringPool.started(session.release, session.profile, paths * 20)
     processes = pool.processes
     assert processes and all(p.is_alive() for p in processes)
     pool.close()
@@ -127,7 +127,7 @@ def test_a_file_given_twice_is_scored_twice(files):
     """Each time a path is given it is a model of its own (named apart), with arrays of its own."""
     root, paths = files
     session = Session(load_release(root))
-    pool = scoring_pool.ScoringPool(session.release, session.profile, paths[:1] * 3)
+    pool = scoring_pool.ScoringPool.started(session.release, session.profile, paths[:1] * 3)
     try:
         got = session.score_files(paths[:1] * 3, pool=pool)
     finally:

@@ -218,3 +218,21 @@ def test_the_leaderboard_rows_are_made_off_the_gui_thread(make_inspector, demo_f
     assert len(threads) == len(win.session.results) and threading.main_thread() not in threads
     board, reference = win.session.leaderboard(), open_session(root, preds).leaderboard()
     assert board["models"] == reference["models"] and board["random"] == reference["random"]
+
+
+def test_the_workers_start_while_the_release_is_read(make_inspector, demo_files, monkeypatch, qtbot):
+    """The worker processes start with the release's reading (their start and imports overlap it), and get
+    the release once it is read."""
+    from ui_helpers import open_release
+
+    from viewer.ui import model_arrivals
+    root, preds = demo_files
+    pools = _kept_pools(monkeypatch)
+    seen = []
+    read = model_arrivals.open_session
+    monkeypatch.setattr(model_arrivals, "open_session", lambda *a, **k: seen.append(
+        ([p.is_alive() for p in pools[0].processes], pools[0].ready)) or read(*a, **k))
+    win, state = make_inspector()
+    open_release(qtbot, win, root, preds)
+    assert seen == [([True, True], False)] and len(pools) == 1 and len(state.models) == 4
+    assert _no_worker_left()

@@ -3,19 +3,21 @@
 Reading and scoring a file of 200,000 answers costs about a quarter of a second of CPU, nearly all of it
 Python under the GIL (decoding the lines, matching the uids, reading each answer by its kind), so threads
 cannot share it out. A `ScoringPool` starts `WORKERS` spawned processes that import only `viewer.core`
-(no Qt), gives each a copy of what scoring needs of the release (its uids, columns, truths and option
-counts, and its benchmark: `scoring_release`), and sends it the files: each worker reads its file with
-`load_predictions` and scores every set with `evaluate.score_answers`, and sends back the columns
-(`AnswersScored`: raw answers, statuses, values, scores, errors) with the set minus its answers. This
-process then names each model in file order and writes its messages (`Session.finish_scored`), so the
-results, names and messages are those of `Session.score_files`.
+(no Qt, and not the main script: `_without_main`) while the window reads the release; `start(release,
+profile)` then gives them what scoring needs of it (its uids, columns, truths and option counts, and its
+benchmark: `scoring_release`) through a file, and each worker reads its next file with `load_predictions`
+(expecting the release's uids in order: json_records.EXPECTED_UIDS), scores every set with
+`evaluate.score_answers`, and sends back the columns (`AnswersScored`: raw answers, statuses, values,
+scores, errors) with the set minus its answers. This process names each model in file order and writes its
+messages (`Session.score_files(..., pool=)`, `evaluate.result_of`), so the results, names and messages are
+those of scoring the files here.
 
 A file is sent only when its reading cannot differ between the processes: the benchmark neither merges
 files nor re-keys answers and is one of the built-in ones (`suits`), and this process reads the file as
 plain JSON Lines records, the format a worker must also find (`file_suits`; a worker that finds another, or
 a set matched by position, which needs the questions' texts, gives the file back and it is scored here).
-`close()` ends the workers at once (a cancel, a new release, the window closing); a closed or broken pool
-hands every file back to be scored in this process or raises, never hangs.
+`close()` ends the workers at once (a cancel, another release, the window closing; a worker whose parent
+died ends too); a file asked for after that raises `PoolClosed`, never hangs.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import pickle
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,6 +41,7 @@ from .diagnostics import Diagnostics, UserError
 from .release import Release
 
 WORKERS = 2
+RELEASE_FILE = "release.pickle"
 
 
 class PoolClosed(UserError):
@@ -117,14 +121,21 @@ _WORKER: dict = {}
 WORKER_CHUNK = 4 * 2**20        # a worker reads JSON Lines 4 MB at a time (its peak counts with the window's)
 
 
-def _start_worker(basis: str, profile: str) -> None:
+def _start_worker(folder: str, parent: int) -> None:
+    """A worker's start: its imports, then the release to score for, once the main process has read it
+    (`ScoringPool.start` writes it into `folder`); a worker whose parent is gone ends."""
     from . import (
         benchmarks,  # noqa: F401  (the built-in benchmarks, their kinds and formats registered)
         textio,
     )
     textio.JSON_LINES_CHUNK = WORKER_CHUNK
+    basis = os.path.join(folder, RELEASE_FILE)
+    while not os.path.exists(basis):
+        if os.getppid() != parent:
+            os._exit(0)
+        time.sleep(0.01)
     with open(basis, "rb") as f:
-        release = pickle.load(f)
+        release, profile = pickle.load(f)
     # Distinct uids, none empty (json_records.EXPECTED_UIDS): a file of the release's uids in its order is
     # read without a copy of them or a set to find duplicates.
     expected = release.uids if type(release.index) is _PositionIndex and all(release.uids) else None
@@ -174,10 +185,11 @@ def _give_back_memory() -> None:
 
 # ------------------------------------------------------------------ in the main process
 class ScoringPool:
-    """Worker processes scoring `paths` for `release` under `profile`; every file that suits is sent at once,
-    the workers taking the next as they finish. `scored(path)` waits for one file's payload."""
+    """Worker processes scoring `paths`. They are started at once, so that their start and imports overlap the
+    reading of the release, and score once `start(release, profile)` gives it to them; every file that suits
+    is sent, the workers taking the next as they finish. `scored(path)` waits for one file's payload."""
 
-    def __init__(self, release: Release, profile: str, paths: list[str], workers: int = WORKERS):
+    def __init__(self, paths: list[str], workers: int = WORKERS):
         self._lock = threading.Lock()
         self._futures: dict[str, list[concurrent.futures.Future]] = {}      # per path, one per time it is given
         labels = {p: file_suits(p) for p in dict.fromkeys(paths)}
@@ -185,23 +197,40 @@ class ScoringPool:
         self._sent = set(sent)
         self._executor = None
         self._processes: list = []
+        self.ready = False               # the workers have the release (`start`) and the pool is not closed
         if not sent:
             return
         # The release goes to the workers through a file: initializer arguments stay referenced in each worker
-        # for its whole life (24 MB at 200,000 questions).
+        # for its whole life (24 MB at 200,000 questions), and the workers start before it is read.
         self._folder = tempfile.mkdtemp(prefix="gst-viewer-scoring-")
-        basis = os.path.join(self._folder, "release.pickle")
-        with open(basis, "wb") as f:
-            pickle.dump(scoring_release(release), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._executor = concurrent.futures.ProcessPoolExecutor(
             min(workers, len(sent)), mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
-            initargs=(basis, profile))
+            initargs=(self._folder, os.getpid()))
         with _without_main():            # the workers are started by these submits, none later
             for p in sent:
                 self._futures.setdefault(p, []).append(self._executor.submit(_score_file, p, labels[p]))
         self._processes = list((getattr(self._executor, "_processes", None) or {}).values())
         # The workers end with the pool, whoever drops it last.
         self._finalizer = weakref.finalize(self, _end, self._executor, self._folder)
+
+    @classmethod
+    def started(cls, release: Release, profile: str, paths: list[str], workers: int = WORKERS) -> ScoringPool:
+        pool = cls(paths, workers)
+        pool.start(release, profile)
+        return pool
+
+    def start(self, release: Release, profile: str) -> bool:
+        """Give the workers the release to score for (called off the GUI thread: pickling it takes ~50 ms at
+        200,000 questions); False, and the pool closed, when its files are to be scored in this process."""
+        if self._executor is None or not suits(release):
+            self.close()
+            return False
+        part = os.path.join(self._folder, RELEASE_FILE + ".part")
+        with open(part, "wb") as f:
+            pickle.dump((scoring_release(release), profile), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(part, os.path.join(self._folder, RELEASE_FILE))       # whole when a worker sees it
+        self.ready = self._executor is not None
+        return self.ready
 
     @property
     def processes(self) -> list:
@@ -234,7 +263,7 @@ class ScoringPool:
     def close(self) -> None:
         """End the workers now, whatever they are doing (queued files are dropped)."""
         with self._lock:
-            ex, self._executor = self._executor, None
+            ex, self._executor, self.ready = self._executor, None, False
         if ex is not None:
             self._finalizer.detach()
             _end(ex, self._folder)

@@ -13,7 +13,6 @@ models, names, order, selection and messages.
 """
 from __future__ import annotations
 
-import threading
 import time
 from functools import partial
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Callable
 
 from ..core import scoring_pool
 from ..core.evaluate import ModelResult
-from ..core.session import Session, unmatched_message
+from ..core.session import Session, open_session, unmatched_message
 from ..core.state import InspectorState
 from .jobs import CANCELLED, Jobs
 
@@ -38,7 +37,8 @@ class ModelArrivals:
     comes (`InspectorState.add_results`)."""
 
     def __init__(self, jobs: Jobs, state: InspectorState, session: Session, paths: list[str],
-                 problem: Callable[[str, str], None], done: Callable[[bool], None], keep_question: bool = False):
+                 problem: Callable[[str, str], None], done: Callable[[bool], None], keep_question: bool = False,
+                 pool: scoring_pool.ScoringPool | None = None):
         self.jobs, self.state, self.session, self.problem, self.done = jobs, state, session, problem, done
         self.keep_question = keep_question
         merged = session.release.benchmark.merges_predictions
@@ -47,41 +47,31 @@ class ModelArrivals:
         self.waiting: list[ModelResult] = []        # scored, not joined yet
         self.joined_at = time.monotonic()
         self.join_cost = 0.0                         # what the last join took the GUI thread (s)
-        # Worker processes score the files that suit them (core/scoring_pool.py), started by the first job: the
-        # window scores this way only files large enough (main_window.ARRIVE_BYTES) to pay for their start.
-        self.use_pool = not merged and scoring_pool.suits(session.release)
-        self.pool: scoring_pool.ScoringPool | None = None
-        self._lock = threading.Lock()
-        self._closed = False
+        # Worker processes score the files that suit them (core/scoring_pool.py: `workers_for`, started with the
+        # release's reading, which gave them the release); the others are scored on the job thread.
+        self.pool = pool if pool is not None and pool.ready else None
+        if pool is not None and self.pool is None:
+            pool.close()
         self._submit()
 
     def _submit(self) -> None:
         batch = self.batches[self.k]
         what = Path(batch[0]).name if len(batch) == 1 else f"{len(batch)} files"
         taken = [r.model for r in self.waiting]
-        self.jobs.submit(partial(self._score, batch, taken, self.k == 0), lane="session", scope="session",
+        self.jobs.submit(partial(self._score, batch, taken), lane="session", scope="session",
                          label=f"scoring {what} ({self.k + 1}/{len(self.batches)})", with_progress=True,
                          done=self._scored, failed=self._failed)
 
-    def _score(self, batch: list[str], taken: list[str], first: bool, progress: Callable) -> tuple:
+    def _score(self, batch: list[str], taken: list[str], progress: Callable) -> tuple:
         """On a job thread: the batch's results, from the workers where they scored it."""
-        if first and self.use_pool:
-            pool = scoring_pool.ScoringPool(self.session.release, self.session.profile,
-                                            [p for b in self.batches for p in b])
-            with self._lock:
-                closed, self.pool = self._closed, pool
-            if closed:                               # cancelled while the pool started
-                pool.close()
         results, errors = self.session.score_files(batch, progress, taken, pool=self.pool)
         self.session.make_board_rows([r for r in results if not r.unmatched])    # off the GUI thread
         return results, errors
 
     def close(self) -> None:
         """Stop the workers, if any (the scoring is done, cancelled, or another release is opened)."""
-        with self._lock:
-            self._closed, pool = True, self.pool
-        if pool is not None:
-            pool.close()
+        if self.pool is not None:
+            self.pool.close()
 
     def _scored(self, payload: tuple[list[ModelResult], list[str]]) -> None:
         results, errors = payload
@@ -122,3 +112,17 @@ class ModelArrivals:
         self._join()
         self.done(True)
 
+
+
+def workers_for(paths: list[str]) -> scoring_pool.ScoringPool:
+    """Worker processes for a release's arriving prediction files, started now, so that their start overlaps
+    the release's reading (`open_with_workers` then gives them the release)."""
+    return scoring_pool.ScoringPool(paths)
+
+
+def open_with_workers(pool: scoring_pool.ScoringPool, path: str, predictions: list[str] = (),
+                      progress: Callable | None = None, *, benchmark: str | None = None) -> Session:
+    """`open_session`, off the GUI thread, then the release given to `pool`'s workers."""
+    session = open_session(path, predictions, progress, benchmark=benchmark)
+    pool.start(session.release, session.profile)
+    return session
