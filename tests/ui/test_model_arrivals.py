@@ -225,12 +225,12 @@ def test_the_workers_start_while_the_release_is_read(make_inspector, demo_files,
     the release once it is read."""
     from ui_helpers import open_release
 
-    from viewer.ui import model_arrivals
+    from viewer.ui import main_window
     root, preds = demo_files
     pools = _kept_pools(monkeypatch)
     seen = []
-    read = model_arrivals.open_session
-    monkeypatch.setattr(model_arrivals, "open_session", lambda *a, **k: seen.append(
+    read = main_window.open_session
+    monkeypatch.setattr(main_window, "open_session", lambda *a, **k: seen.append(
         ([p.is_alive() for p in pools[0].processes], pools[0].ready)) or read(*a, **k))
     win, state = make_inspector()
     open_release(qtbot, win, root, preds)

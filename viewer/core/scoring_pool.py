@@ -198,6 +198,7 @@ class ScoringPool:
         self._executor = None
         self._processes: list = []
         self.ready = False               # the workers have the release (`start`) and the pool is not closed
+        self.declined = False            # `start` found the release's files are to be scored in this process
         if not sent:
             return
         # The release goes to the workers through a file: initializer arguments stay referenced in each worker
@@ -221,8 +222,10 @@ class ScoringPool:
 
     def start(self, release: Release, profile: str) -> bool:
         """Give the workers the release to score for (called off the GUI thread: pickling it takes ~50 ms at
-        200,000 questions); False, and the pool closed, when its files are to be scored in this process."""
+        200,000 questions). False when the pool was closed, or (`declined`, the pool closed) when the
+        release's files are to be scored in this process."""
         if self._executor is None or not suits(release):
+            self.declined = self._executor is not None or not self._sent
             self.close()
             return False
         part = os.path.join(self._folder, RELEASE_FILE + ".part")

@@ -411,19 +411,18 @@ class MainWindow(QMainWindow):
         self._pending_uid = uid
         self.show_status(f"opening {path}…")
         preds = [str(p) for p in predictions]
-        opening = partial(open_session, benchmark=benchmark)
         if _total_bytes(preds) >= ARRIVE_BYTES:
             # The release alone first: it is shown, then its models are scored (by worker processes, started
             # now) and join as they come.
             from . import model_arrivals
             opened, arriving = [], preds
             self._opening_pool = pool = model_arrivals.workers_for(arriving)
-            opening = partial(model_arrivals.open_with_workers, pool, benchmark=benchmark)
         else:
             # Scored with the release, in the same job: shown once, with its models (no flash of a release
             # without them, and no second redraw of every view; ~90 ms at paper size).
             opened, arriving, pool = preds, [], None
-        self.jobs.submit(opening, path, opened, lane="session", label="opening release", with_progress=True,
+        self.jobs.submit(partial(open_session, benchmark=benchmark), path, opened, lane="session",
+                         label="opening release", with_progress=True,
                          done=lambda s: self._session_loaded(path, s, arriving, pool),
                          failed=lambda msg: self._load_failed(path, msg))
 

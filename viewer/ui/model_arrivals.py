@@ -20,7 +20,7 @@ from typing import Callable
 
 from ..core import scoring_pool
 from ..core.evaluate import ModelResult
-from ..core.session import Session, open_session, unmatched_message
+from ..core.session import Session, unmatched_message
 from ..core.state import InspectorState
 from .jobs import CANCELLED, Jobs
 
@@ -48,10 +48,9 @@ class ModelArrivals:
         self.joined_at = time.monotonic()
         self.join_cost = 0.0                         # what the last join took the GUI thread (s)
         # Worker processes score the files that suit them (core/scoring_pool.py: `workers_for`, started with the
-        # release's reading, which gave them the release); the others are scored on the job thread.
-        self.pool = pool if pool is not None and pool.ready else None
-        if pool is not None and self.pool is None:
-            pool.close()
+        # release's reading; the first job gives them the release, once it is shown); the others are scored
+        # on the job thread.
+        self.pool = pool
         self._submit()
 
     def _submit(self) -> None:
@@ -64,7 +63,11 @@ class ModelArrivals:
 
     def _score(self, batch: list[str], taken: list[str], progress: Callable) -> tuple:
         """On a job thread: the batch's results, from the workers where they scored it."""
-        results, errors = self.session.score_files(batch, progress, taken, pool=self.pool)
+        pool = self.pool
+        if pool is not None and not pool.ready and not pool.start(self.session.release, self.session.profile) \
+                and pool.declined:
+            pool = self.pool = None                  # this release's files are scored here
+        results, errors = self.session.score_files(batch, progress, taken, pool=pool)
         self.session.make_board_rows([r for r in results if not r.unmatched])    # off the GUI thread
         return results, errors
 
@@ -115,14 +118,7 @@ class ModelArrivals:
 
 
 def workers_for(paths: list[str]) -> scoring_pool.ScoringPool:
-    """Worker processes for a release's arriving prediction files, started now, so that their start overlaps
-    the release's reading (`open_with_workers` then gives them the release)."""
+    """Worker processes for a release's arriving prediction files, started now, so that their start and
+    imports overlap the release's reading; they get the release (`ScoringPool.start`) from the first scoring
+    job, once the release is shown (scoring before would take the cores the window needs to show it)."""
     return scoring_pool.ScoringPool(paths)
-
-
-def open_with_workers(pool: scoring_pool.ScoringPool, path: str, predictions: list[str] = (),
-                      progress: Callable | None = None, *, benchmark: str | None = None) -> Session:
-    """`open_session`, off the GUI thread, then the release given to `pool`'s workers."""
-    session = open_session(path, predictions, progress, benchmark=benchmark)
-    pool.start(session.release, session.profile)
-    return session
