@@ -42,11 +42,11 @@ from .release import Release
 
 WORKERS = 2
 RELEASE_FILE = "release.pickle"
+POLL_S = 0.25                   # how often a wait for a file's result reports progress (and so can be cancelled)
 
 
 class PoolClosed(UserError):
     """A file's result was asked for after its pool was closed (a cancel, another release): never scored."""
-POLL_S = 0.25                   # how often a wait for a file's result reports progress (and so can be cancelled)
 
 
 def suits(release: Release) -> bool:
@@ -147,8 +147,8 @@ def _score_file(path: str, label: str):
     messages), or None when this file is to be scored in the main process after all."""
     from .evaluate import SHARED_TEXTS, score_answers
     from .predictions import load_predictions
-    release, profile, cache = _WORKER["release"], _WORKER["profile"], _WORKER["cache"]
     from .predictions.json_records import EXPECTED_UIDS
+    release, profile, cache = _WORKER["release"], _WORKER["profile"], _WORKER["cache"]
     token = EXPECTED_UIDS.set(_WORKER["expected"])
     try:
         sets = load_predictions(path)
@@ -158,9 +158,8 @@ def _score_file(path: str, label: str):
         EXPECTED_UIDS.reset(token)
     if any(s.read_as != label or s.positional for s in sets):
         return None
-    # Each file's short answer texts held once (then sent once: pickle keeps shared objects shared); not
-    # kept across files, so a worker's memory does not grow with the files it scored.
-    cache.pop(SHARED_TEXTS, None)
+    # Each file's short answer texts are held once (then sent once: pickle keeps shared objects shared), and
+    # not kept across files, so a worker's memory does not grow with the files it scored.
     out = []
     for s in sets:
         read_as, n_given = s.read_as, len(s.raw)

@@ -1,15 +1,16 @@
 """A release's models scored after the release is shown: the window lists the questions first, and each
 model's columns appear as its prediction file is scored, off the GUI thread.
 
-Reading and scoring 22 files of 200,000 answers takes the job thread some 10-20 s of CPU, which the window
-used to wait for before it showed anything. Now `open_release` reads the release alone, shows it, and
-`ModelArrivals` scores the files one job after another (one job for all where the benchmark merges
-files: `Benchmark.merges_predictions`). Arrived models join the state at most every `FLUSH_S` seconds,
-and `JOIN_SHARE` times a join's own cost apart, and with the last file: each join redraws the browser and
-the leaderboard over every question, so one per file would cost the GUI thread more than it shows. Work
-over every model that nobody sees until it is done (the k column) waits for the last file
-(`InspectorState.models_arriving`). The session ends as `open_session` would have made it: the same
-models, names, order, selection and messages.
+Reading and scoring 22 files of 200,000 answers takes some 6-10 s of CPU, which the window used to wait
+for before it showed anything. Now `open_release` reads the release alone, shows it, and `ModelArrivals`
+takes the files one job after another (one job for all where the benchmark merges files:
+`Benchmark.merges_predictions`); the files are read and scored by worker processes where they can be
+(core/scoring_pool.py, started by `open_release` with `workers_for`), the job only naming each model.
+Arrived models join the state at most every `FLUSH_S` seconds, and `JOIN_SHARE` times a join's own cost
+apart, and with the last file: each join redraws the browser and the leaderboard over every question, so
+one per file would cost the GUI thread more than it shows. Work over every model that nobody sees until
+it is done (the k column) waits for the last file (`InspectorState.models_arriving`). The session ends as
+`open_session` would have made it: the same models, names, order, selection and messages.
 """
 from __future__ import annotations
 
@@ -73,8 +74,9 @@ class ModelArrivals:
 
     def close(self) -> None:
         """Stop the workers, if any (the scoring is done, cancelled, or another release is opened)."""
-        if self.pool is not None:
-            self.pool.close()
+        pool = self.pool                             # the job thread may drop it meanwhile
+        if pool is not None:
+            pool.close()
 
     def _scored(self, payload: tuple[list[ModelResult], list[str]]) -> None:
         results, errors = payload
