@@ -69,7 +69,7 @@ _CHILD_WINDOW = r"""
 import json, statistics, sys, time
 from dataclasses import replace
 marks = {}
-from PyQt6.QtCore import QEvent, QObject, QSettings
+from PyQt6.QtCore import QEvent, QObject, QSettings, QTimer
 from viewer.ui.app import make_app
 app = make_app()
 marks["app"] = time.time()                  # PyQt6, numpy, pyqtgraph imported, the QApplication made
@@ -89,8 +89,62 @@ class Paint(QObject):
             marks["paint"] = time.time()
         elif ev.type() == QEvent.Type.UpdateRequest:
             self.passes += 1                 # one paint pass of the window (its backing store repainted)
+            if after_paint:                  # marked once this paint is done
+                keys = after_paint[:]
+                after_paint.clear()
+                QTimer.singleShot(0, lambda: _set_marks(keys))
         return False
 f = Paint(); w.installEventFilter(f)
+
+# large: the release shown and every model in, each marked once the window has painted after it, with the CPU
+# time then (this process, and its children: worker processes, if any); the memory of the process and its
+# children, sampled (/proc) from a thread.
+after_paint, cpu_at, family = [], {}, {"peak": 0.0, "hwm": {}, "cpu": {}}
+
+def mark_after_paint(key):
+    after_paint.append(key)
+    w.update()
+
+def _set_marks(keys):
+    for k in keys:
+        if k not in marks:
+            marks[k] = time.time()
+            cpu_at[k] = (time.process_time(), sum(family["cpu"].values()))
+
+def _proc(pid, name):
+    try:
+        return open(f"/proc/{pid}/{name}").read()
+    except OSError:
+        return ""
+
+def _kb(status, key):
+    return int(status.split(key + ":")[1].split()[0]) if key + ":" in status else 0
+
+def _sample_family():
+    import os, threading
+    me, tick = os.getpid(), os.sysconf("SC_CLK_TCK")
+    def run():
+        while True:
+            kids = set()
+            for t in os.listdir(f"/proc/{me}/task"):
+                kids.update(int(x) for x in _proc(me, f"task/{t}/children").split())
+            total = _kb(_proc(me, "status"), "VmRSS")
+            for k in kids:
+                st = _proc(k, "status")
+                total += _kb(st, "VmRSS")
+                if _kb(st, "VmHWM"):             # an ended child (a zombie) says none: its last one stays
+                    family["hwm"][k] = _kb(st, "VmHWM")
+                stat = _proc(k, "stat").rsplit(")", 1)[-1].split()
+                if len(stat) > 13:
+                    family["cpu"][k] = (int(stat[11]) + int(stat[12])) / tick
+            family["peak"] = max(family["peak"], total)
+            time.sleep(0.05)
+    threading.Thread(target=run, daemon=True).start()
+
+if mode == "large":
+    _sample_family()
+    w.state.events.session.connect(lambda s: s is not None and mark_after_paint("shown"))
+    w.sessionLoaded.connect(lambda: mark_after_paint("all_models"))
 
 def pump(cond=lambda: w.jobs.pending == 0, limit=120.0):
     t = time.perf_counter()
@@ -122,6 +176,12 @@ def measure():
         out["peak_mb"] = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
     except (OSError, IndexError, ValueError):
         pass
+    if mode == "large":
+        cpu_at["sample"] = (time.process_time(), sum(family["cpu"].values()))
+        out["cpu"] = cpu_at
+        out["family_peak_mb"] = family["peak"] / 1024                       # sampled: this process + children
+        out["family_hwm_mb"] = out.get("peak_mb", 0) + sum(family["hwm"].values()) / 1024   # each one's peak, added
+        out["children"] = len(family["hwm"])
     if mode == "next":
         n = w.browser.model.rowCount()
         for warm in (False, True):
@@ -167,6 +227,9 @@ MARKS = {"app": "interpreter, PyQt6, numpy, pyqtgraph imported, QApplication mad
          "panels": "the panels built after the first paint (the release read meanwhile on a job thread)",
          "loaded": "release read (worker thread), handed to the panels",
          "sample": "first sample shown (its images, map and video frame loaded and drawn)"}
+# The large case's marks, each once the window has painted after it.
+LARGE_MARKS = {"shown": "the release shown (questions listed, models still arriving)",
+               "all_models": "every model in (the last one's columns in the browser)"}
 
 
 def child_env(root: Path) -> dict:
@@ -185,7 +248,7 @@ def run_child(root: Path, code: str, *args) -> dict:
     if r.returncode or not lines:
         raise RuntimeError(f"the window child failed ({root}):\n{r.stderr[-3000:]}")
     out = json.loads(lines[-1])
-    for k in MARKS:
+    for k in (*MARKS, *LARGE_MARKS):
         if k in out:
             out[k] -= t0
     return out
@@ -314,7 +377,9 @@ def large_data(data: Path | None) -> tuple[Path, list[Path]]:
 
 
 def large_measures(before: Path | None, runs: int, data: Path | None = None) -> None:
-    """200,000 questions x 22 models: the window ready (first sample shown), its peak memory, a model switch."""
+    """200,000 questions x 22 models: the release shown, every model in, the window settled (no job left: the
+    bench's "sample" mark), each with the CPU time spent by then (this process, and its child processes);
+    the peak memory (this process's VmHWM, and with its children's); a model switch."""
     folder, preds = large_data(data)
     got: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -322,11 +387,29 @@ def large_measures(before: Path | None, runs: int, data: Path | None = None) -> 
             for side, root in sides(before).items():
                 got.setdefault(side, []).append(
                     run_child(root, _CHILD_WINDOW, "large", folder, f"{tmp}/{side}{k}.ini", "-", *preds))
-    print(f"{folder}: {len(preds)} models, medians of {runs} fresh processes per side, interleaved:")
+    print(f"{folder}: {len(preds)} models, medians of {runs} fresh processes per side, interleaved "
+          "(wall s since the process started; CPU s: this process + its children):")
+
+    def med(rs, *path):
+        def at(r):
+            for k in path:
+                r = r[k]
+            return r
+        return statistics.median(map(at, rs))
+
     for side, rs in got.items():
-        print(f"  {side}: window ready, 200k x 22 {statistics.median(r['sample'] for r in rs):6.2f} s, "
-              f"peak RSS {statistics.median(r['peak_mb'] for r in rs):6.0f} MB; switching the selected model, "
-              f"{rs[0]['models']} models {statistics.median(r['model_ms'] for r in rs):7.1f} ms")
+        cells = []
+        for key, what in (("shown", "release shown"), ("all_models", "every model in"), ("sample", "settled")):
+            if all(key in r for r in rs):
+                cells.append(f"{what} {med(rs, key):5.2f} s (CPU {med(rs, 'cpu', key, 0):5.2f} + "
+                             f"{med(rs, 'cpu', key, 1):5.2f})")
+        print(f"  {side:<6} " + ";  ".join(cells))
+        print(f"  {side:<6} peak RSS {med(rs, 'peak_mb'):6.0f} MB (this process's VmHWM); with its "
+              f"{max(r.get('children', 0) for r in rs)} children: sampled total {med(rs, 'family_peak_mb'):6.0f} MB,"
+              f" peaks added {med(rs, 'family_hwm_mb'):6.0f} MB; switching the selected model, "
+              f"{rs[0]['models']} models {med(rs, 'model_ms'):7.1f} ms")
+        print(f"  {side:<6} per run, every model in: " + ", ".join(f"{r.get('all_models', float('nan')):.2f} s"
+                                                                for r in rs) + f"; load {os.getloadavg()[0]:.2f}")
 
 
 # ------------------------------------------------------------------ 3D view
@@ -485,7 +568,7 @@ def main() -> int:
             if "window" in parts:
                 window_measures(before, Path(tmp), args.runs, args.case)
             if "large" in parts:
-                large_measures(before, max(1, args.runs // 3), args.data)
+                large_measures(before, args.runs, args.data)
         finally:
             if before is not None:
                 drop_checkout(before)

@@ -206,6 +206,22 @@ def test_choosing_another_model_redraws_cells_without_rebuilding_rows(qtbot, tmp
     assert resets and model.rows.tolist() == np.flatnonzero(session.results[1].status == MISSING).tolist()
 
 
+def test_a_sort_keeps_the_selected_question_found_in_one_pass(qtbot, tmp_path):
+    """Sorting moves the selection and the current row with their question; their rows are found by one pass
+    over the table's rows (positions_of), as position_of finds each."""
+    release, preds = _generated(tmp_path)
+    state, panel = _panel(qtbot, release, preds)
+    model = panel.model
+    state.question = int(model.rows[5])
+    for sort in ((("score", 1), False), ("row", True), (("score", 0), True)):
+        state.sort = sort
+        current = panel.table.currentIndex()
+        assert int(model.rows[current.row()]) == state.question
+        assert [int(model.rows[i.row()]) for i in panel.table.selectionModel().selectedRows()] == [state.question]
+    asked = [int(model.rows[3]), -1, int(model.rows[0]), int(model.rows[3]), 10**9]
+    assert model.positions_of(asked) == {q: model.position_of(q) for q in asked if q >= 0}
+
+
 def test_the_table_keeps_no_question_per_row_shown(qtbot, tmp_path):
     release, preds = _generated(tmp_path)
     state, panel = _panel(qtbot, release, preds)

@@ -116,6 +116,30 @@ def evaluate(release: Release, preds: PredictionSet,
     check_profile(profile)
     read_as, n_given = preds.read_as, len(preds.raw)
     preds = release.benchmark.prepare_predictions(release, preds)
+    return result_of(release, preds, score_answers(release, preds, parse_cache, profile), read_as, n_given)
+
+
+@dataclass
+class AnswersScored:
+    """A prediction set's answers matched to the release's questions, read and scored: the columns of its
+    `ModelResult`, made by `score_answers` (in this process, or in a worker: core/scoring_pool.py), before
+    the model is named and its messages written (`result_of`)."""
+    raw: np.ndarray                # per question, as ModelResult's
+    present: np.ndarray            # per question, whether the set answers it
+    status: np.ndarray
+    answer: np.ndarray
+    score: np.ndarray
+    error: np.ndarray
+    unknown: list                  # the set's keys that name no question
+    by_position: set               # keys matched by their position (match_by_position)
+    refused: str                   # why a positional file was not matched by position ("" if it was, or is not)
+    profile: str = STRICT          # the parse profile the answers were read with
+
+
+def score_answers(release: Release, preds: PredictionSet, parse_cache: dict | None = None,
+                  profile: str = STRICT) -> AnswersScored:
+    """`preds` (as `prepare_predictions` left it) matched to the questions, each answer read by its kind
+    under `profile` and scored: the work of `evaluate`, none of it depending on the model's name."""
     n = len(release)
     given = preds.raw
     if type(given) is AnswersInOrder and type(release.uids) is list and given.uids == release.uids:
@@ -154,6 +178,15 @@ def evaluate(release: Release, preds: PredictionSet,
 
     status, answer = parse_answers(release, raw, present, profile, parse_cache)
     score, error = score_all(release, answer)
+    return AnswersScored(raw, present, status, answer, score, error, unknown, by_position, refused, profile)
+
+
+def result_of(release: Release, preds: PredictionSet, scored: AnswersScored, read_as: str,
+              n_given: int) -> ModelResult:
+    """The `ModelResult` of a set whose answers `score_answers` scored, under the set's model name, with its
+    messages; `read_as` and `n_given` are the set's format and answer count as read (before
+    `prepare_predictions`)."""
+    unknown, by_position, refused, present = scored.unknown, scored.by_position, scored.refused, scored.present
     diags = Diagnostics()
     diags.extend(preds.diagnostics)
     unmatched = "" if present.any() else _unmatched(release, read_as, n_given, refused)
@@ -177,9 +210,9 @@ def evaluate(release: Release, preds: PredictionSet,
                           f"another question than the release's at that position (rows {shown}); they are "
                           "scored at that position all the same", preds.source, code="prediction.position_disagrees")
     own = preds.own_name or preds.model
-    return ModelResult(preds.model, preds.source, raw, status, answer, score, error,
-                       unknown, diags, profile, unmatched, model_id=model_id(preds.source, own),
-                       aliases=(own,) if own != preds.model else ())
+    return ModelResult(preds.model, preds.source, scored.raw, scored.status, scored.answer, scored.score,
+                       scored.error, unknown, diags, scored.profile, unmatched,
+                       model_id=model_id(preds.source, own), aliases=(own,) if own != preds.model else ())
 
 
 def model_id(source: str, own_name: str) -> str:

@@ -7,7 +7,15 @@ from typing import Callable
 
 from .answers import STRICT, check_profile
 from .diagnostics import Diagnostics, UserError
-from .evaluate import ModelResult, ProfileComparison, compare_profiles, evaluate, leaderboard, random_baseline
+from .evaluate import (
+    ModelResult,
+    ProfileComparison,
+    compare_profiles,
+    evaluate,
+    leaderboard,
+    random_baseline,
+    result_of,
+)
 from .predictions import PredictionSet, load_predictions
 from .release import Release, load_release
 from .settings_table import settings_table
@@ -65,15 +73,26 @@ class Session:
         return [r for r in results if not r.unmatched], errors + [unmatched_message(r) for r in results if r.unmatched]
 
     def score_files_as_read(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None,
-                            taken: list[str] = ()) -> tuple[list[ModelResult], list[str]]:
+                            taken: list[str] = (), pool=None) -> tuple[list[ModelResult], list[str]]:
         """Each file read and its sets scored (`score_set`) before the next is read, so that only one file's
         answers are held beside the results (22 files of 200,000 answers held together cost a gigabyte).
         The results in file order, not added yet (`add_scored`), and the message of each file that could
         not be read; `taken` are the names of models scored before, to be added before these. Only for a
-        benchmark that does not merge sets across files (merges_predictions)."""
+        benchmark that does not merge sets across files (merges_predictions). A file that `pool` (a
+        core/scoring_pool.ScoringPool) was given is taken from its worker, the same results."""
         results: list[ModelResult] = []
         errors: list[str] = []
         for k, p in enumerate(paths):
+            payload = pool.scored(str(p), progress) if pool is not None else None
+            if payload is not None:
+                sets, file_errors = payload
+                errors += file_errors
+                for s, scored, read_as, n_given in sets:
+                    s.model = self._unique_name(s.model, [*taken, *(r.model for r in results if not r.unmatched)])
+                    results.append(result_of(self.release, s, scored, read_as, n_given))
+                if progress:
+                    progress(k + 1, len(paths))
+                continue
             try:
                 sets = load_predictions(p)
             except UserError as e:
@@ -87,11 +106,12 @@ class Session:
         return results, errors
 
     def score_files(self, paths: list[str | Path], progress: Callable[[int, int], None] | None = None,
-                    taken: list[str] = ()) -> tuple[list[ModelResult], list[str]]:
+                    taken: list[str] = (), pool=None) -> tuple[list[ModelResult], list[str]]:
         """Files scored as `open_session` scores them, not added: merged first where the benchmark merges
-        files (`read_prediction_files`), else each as it is read (`score_files_as_read`)."""
+        files (`read_prediction_files`), else each as it is read (`score_files_as_read`, taking the files
+        `pool` scored from it)."""
         if not self.release.benchmark.merges_predictions:
-            return self.score_files_as_read(paths, progress, taken)
+            return self.score_files_as_read(paths, progress, taken, pool)
         sets, errors = self.read_prediction_files(list(paths), progress)
         results: list[ModelResult] = []
         for s in sets:
@@ -140,6 +160,12 @@ class Session:
         board["warnings"] = [{"level": d.level, "code": d.code, "message": d.message, "file": d.file,
                               "line": d.line} for d in self.diagnostics if d.level != "info"]
         return board
+
+    def make_board_rows(self, results: list[ModelResult]) -> None:
+        """Each result's leaderboard row made now and kept for `leaderboard` (which makes a row the first time
+        it shows a result): the window makes them on the scoring job's thread, not at the redraw that adds
+        the models (a row counts every answer's status: ~35 ms at 200,000 questions)."""
+        leaderboard(self.release, results, self.profile, self.random_row(), self._board_rows)
 
     def compare_profiles(self, model: str) -> ProfileComparison | None:
         """One model's strict and lenient Avg and what each lenient rescue was worth."""

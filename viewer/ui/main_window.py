@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(None, self)
         self._pending_uid: str | None = None
         self._arrivals = None              # the models of the release being opened, scored as they come
+        self._opening_pool = None          # their worker processes, started while the release is read
         self._hidden_for_scene: list[QDockWidget] = []     # docks `open_scene` hid, shown again with a release
         self.setWindowTitle("gst-viewer")
         self.setAcceptDrops(True)
@@ -445,6 +446,7 @@ class MainWindow(QMainWindow):
         except UserError as e:
             self._load_failed(path, str(e))
             return
+        self._end_arrivals()                     # the models of the release shown before: its workers stop
         self.setWindowTitle(f"gst-viewer — scene {Path(path).name}")
         self.problems.clear()
         # No questions, no models: the question panels would be empty or speak of "this question"; they
@@ -474,19 +476,23 @@ class MainWindow(QMainWindow):
 
         `benchmark` ("gst", "vsi") forces the release's benchmark; None detects it."""
         path = str(Path(path).expanduser().resolve())
+        self._end_arrivals()                     # the models of a release still arriving: its workers stop
         self._pending_uid = uid
         self.show_status(f"opening {path}…")
         preds = [str(p) for p in predictions]
         if _total_bytes(preds) >= ARRIVE_BYTES:
-            # The release alone first: it is shown, then its models are scored and join as they come.
+            # The release alone first: it is shown, then its models are scored (by worker processes, started
+            # now) and join as they come.
+            from . import model_arrivals
             opened, arriving = [], preds
+            self._opening_pool = pool = model_arrivals.workers_for(arriving)
         else:
             # Scored with the release, in the same job: shown once, with its models (no flash of a release
             # without them, and no second redraw of every view; ~90 ms at paper size).
-            opened, arriving = preds, []
+            opened, arriving, pool = preds, [], None
         self.jobs.submit(partial(open_session, benchmark=benchmark), path, opened, lane="session",
                          label="opening release", with_progress=True,
-                         done=lambda s: self._session_loaded(path, s, arriving),
+                         done=lambda s: self._session_loaded(path, s, arriving, pool),
                          failed=lambda msg: self._load_failed(path, msg))
 
     def set_frame_policies(self, policies) -> None:
@@ -501,6 +507,7 @@ class MainWindow(QMainWindow):
         self.state.frame_policies = policies
 
     def _load_failed(self, path: str, message: str) -> None:
+        self._end_opening_pool()
         if message == CANCELLED:
             self.show_status(f"opening {path} cancelled")
             return
@@ -508,7 +515,7 @@ class MainWindow(QMainWindow):
         self._add_problem("error", f"cannot open {path}: {message}")
         self.loadFailed.emit(message)
 
-    def _session_loaded(self, path: str, session: Session, predictions: list[str] = ()) -> None:
+    def _session_loaded(self, path: str, session: Session, predictions: list[str] = (), pool=None) -> None:
         """Show the release read; its `predictions` are then scored (`ModelArrivals`), and `sessionLoaded`
         is emitted once every model has joined."""
         for d in self.question_docks:
@@ -530,11 +537,24 @@ class MainWindow(QMainWindow):
             from .model_arrivals import ModelArrivals
             self.show_status(f"{len(session.release):,} questions from {path}; scoring {len(predictions)} "
                              "prediction files…")
+            self._opening_pool = None
             self._arrivals = ModelArrivals(self.jobs, self.state, session, predictions, self._add_problem,
                                            lambda cancelled: self._models_arrived(path, session, bad_uid, cancelled),
-                                           keep_question=uid is not None and bad_uid is None)
+                                           keep_question=uid is not None and bad_uid is None, pool=pool)
         else:
             self._models_arrived(path, session, bad_uid)
+
+    def _end_opening_pool(self) -> None:
+        if self._opening_pool is not None:
+            self._opening_pool.close()
+            self._opening_pool = None
+
+    def _end_arrivals(self) -> None:
+        """Stop scoring the models of the release being opened or shown: its worker processes end."""
+        self._end_opening_pool()
+        if self._arrivals is not None:
+            self._arrivals.close()
+            self._arrivals = None
 
     def _models_arrived(self, path: str, session: Session, bad_uid: str | None, cancelled: bool = False) -> None:
         self._arrivals = None
@@ -751,5 +771,6 @@ class MainWindow(QMainWindow):
             self.compare_bar.close_store()
             self.save_layout()
             self.sample_view.player.pause()
+        self._end_arrivals()                 # the scoring workers, started with the release's reading
         self.jobs.shutdown()
         super().closeEvent(event)

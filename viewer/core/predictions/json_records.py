@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import reprlib
+from contextvars import ContextVar
 from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterable
@@ -80,14 +81,22 @@ def read_record_lines(path: Path, head: Head, diags: Diagnostics) -> list[Predic
     return sets
 
 
+# Distinct uids, none empty, that the file's are expected to be, in this order (a release's, in a scoring
+# worker: core/scoring_pool.py): a file that gives exactly these keeps this list rather than its own copy,
+# and is known to name each uid once without hashing them. Reading is the same either way.
+EXPECTED_UIDS: ContextVar[list | None] = ContextVar("expected_uids", default=None)
+
+
 def _plain_records(path: Path, diags: Diagnostics) -> PredictionSet | None:
     """The common file, all plain {"uid", "prediction"} lines, a chunk of lines at a time; else None."""
     from ..records import PlainPrediction
     uids: list = []
     answers: list = []
+    expected = EXPECTED_UIDS.get()
+    agreed = 0 if expected is not None else -1        # uids read so far that are `expected`'s, in its order
     for _, values in stream_json_lines(path, diags, (PlainPrediction,)):
         if type(values[0]) is PlainPrediction:           # decoded as such: every value of the chunk is one
-            uids += map(_UID, values)
+            chunk_uids = list(map(_UID, values))
             answers += map(_PREDICTION, values)
         else:
             # Checks written as C-level maps: this runs once per line of every file.
@@ -98,19 +107,29 @@ def _plain_records(path: Path, diags: Diagnostics) -> PredictionSet | None:
                 return None
             if set(map(type, chunk_uids)) - {str} or any(map(operator.contains, values, repeat("model"))):
                 return None
-            uids += chunk_uids
             answers += chunk_answers
+        if agreed >= 0:
+            if chunk_uids == expected[agreed:agreed + len(chunk_uids)]:
+                agreed += len(chunk_uids)
+                continue
+            uids, agreed = expected[:agreed], -1
+        uids += chunk_uids
     if diags.with_code("file.empty"):
         raise UserError(f"{path}: prediction file is empty")
-    distinct = set(uids)
-    if "" in distinct:
-        return None
-    # Each uid once (the usual file): the two lists are the set's answers, in file order (AnswersInOrder).
-    raw = AnswersInOrder(uids, answers) if len(distinct) == len(uids) else dict(zip(uids, answers))
-    del distinct
+    if agreed >= 0 and agreed == len(expected):
+        raw = AnswersInOrder(expected, answers)          # `expected`'s uids: distinct, none empty
+    else:
+        if agreed >= 0:
+            uids = expected[:agreed]
+        distinct = set(uids)
+        if "" in distinct:
+            return None
+        # Each uid once (the usual file): the two lists are the set's answers, in file order (AnswersInOrder).
+        raw = AnswersInOrder(uids, answers) if len(distinct) == len(uids) else dict(zip(uids, answers))
+        del distinct
     s = PredictionSet(default_model(path), str(path))
     s.raw = raw
-    if len(raw) < len(uids):                 # duplicates: read again to report them with their lines
+    if type(raw) is dict:                    # duplicates: read again to report them with their lines
         first: dict[str, int] = {}
         for numbers, values in stream_json_lines(path, Diagnostics(), (PlainPrediction,)):
             for n, r in zip(numbers, values):
