@@ -34,7 +34,7 @@ def test_tiny_release_passes_every_step_but_the_skipped_window():
     assert code == 0, report
     assert status(report) == {"release": "PASS", "scoring": "PASS", "render": "PASS",
                               "video": "PASS", "processes": "PASS", "window": "SKIP"}
-    assert "2 jobs in spawned worker processes" in report
+    assert "2 prediction files scored in spawned worker processes" in report and "the same scores" in report
     assert report.startswith("gst-viewer ")
     assert "tiny release generated in" in report and "(--tiny)" in report
     assert "tiny release scores as expected" in report
@@ -95,7 +95,7 @@ def test_unreadable_release_fails_and_skips_what_needs_it(tmp_path):
     code, report = run(["--release", str(tmp_path / "nowhere"), "--no-window"])
     assert code == 1
     assert status(report) == {"release": "FAIL", "scoring": "SKIP", "render": "SKIP",
-                              "video": "SKIP", "processes": "PASS", "window": "SKIP"}
+                              "video": "SKIP", "processes": "SKIP", "window": "SKIP"}
     assert "no such file or folder" in report
 
 
@@ -132,16 +132,26 @@ def test_on_a_virtual_x_screen_the_3d_view_is_drawn_with_opengl():
     assert "3D view (OpenGL) drew 84 triangles" in p.stdout
 
 
-def test_the_processes_step_fails_when_workers_cannot_run_a_job(monkeypatch):
-    """A packaged build without freeze_support starts the app in each worker, and the pool breaks: said."""
-    from concurrent.futures.process import BrokenProcessPool
+def test_the_processes_step_fails_when_the_workers_score_otherwise(monkeypatch):
+    """Scores from the worker processes that differ from those made here are caught and named."""
+    from viewer.core import session as core_session
+    real = core_session.result_of          # what makes a result of a worker's payload
 
-    from viewer.core import executors
-
-    def broken(self, fn, jobs, keys):
-        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
-        yield
-    monkeypatch.setattr(executors.LocalExecutor, "map_unordered", broken)
+    def off(*a, **k):
+        r = real(*a, **k)
+        r.score = r.score.copy()
+        r.score[0] = 0.5 if r.score[0] != 0.5 else 0.25
+        return r
+    monkeypatch.setattr(core_session, "result_of", off)
     code, report = run(["--tiny", "--no-window"])
     assert code == 1
-    assert status(report)["processes"] == "FAIL" and "terminated abruptly" in report
+    assert status(report)["processes"] == "FAIL" and "differ from the scores made here" in report
+
+
+def test_the_processes_step_fails_when_no_worker_starts(monkeypatch):
+    """A packaged build without freeze_support starts the app in each worker, and no file is scored: said."""
+    from viewer.core import scoring_pool
+    monkeypatch.setattr(scoring_pool.ScoringPool, "start", lambda self, release, profile: False)
+    code, report = run(["--tiny", "--no-window"])
+    assert code == 1
+    assert status(report)["processes"] == "FAIL" and "no scoring worker could be started" in report

@@ -9,9 +9,10 @@ Steps, each timed and reported on one line:
 3. render   - one egocentric view ray-cast with open3d, encoded as PNG, and a
               top-down photo map of the same scene;
 4. video    - the first frame of the first video a question plays (PyAV/FFmpeg);
-5. processes - two jobs run in spawned worker processes (the audit's and the
-              scoring's pools): a packaged build needs `multiprocessing.freeze_support()`
-              in its entry point, or each worker starts the app instead;
+5. processes - the prediction files scored again in spawned worker processes
+              (the window's scoring pool, as for a large release), the same scores:
+              a packaged build needs `multiprocessing.freeze_support()` in its
+              entry point, or each worker starts the app instead;
 6. window   - the main window opened on the release offscreen (Qt), unless
               `--no-window`.
 
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
                  needs=(("release", session),))
         rendered = test.run("render", lambda: _render(session, args.save), needs=(("release", session),))
         test.run("video", lambda: _video(session), needs=(("release", session),))
-        test.run("processes", _processes)
+        test.run("processes", lambda: _processes(session, release_dir), needs=(("release", session),))
         if args.no_window:
             test._record(Step("window", "SKIP", 0.0, "--no-window"))
         else:
@@ -303,12 +304,34 @@ def _video(session):
                          f"first decoded at {frame.shape[1]}x{frame.shape[0]}")
 
 
-def _processes():
-    from .core.executors import LocalExecutor
-    pids = dict(LocalExecutor(workers=2).map_unordered(os.getpid, [(), ()], ["a", "b"]))
-    if len(pids) != 2 or os.getpid() in pids.values():
-        raise SelftestFailure(f"the jobs did not run in worker processes: {pids}")
-    return pids, f"2 jobs in spawned worker processes (pid {', '.join(map(str, sorted(set(pids.values()))))})"
+def _processes(session, release_dir: Path):
+    """The release's prediction files scored by the window's worker processes (core/scoring_pool), as a
+    large release's are, giving every score the in-process scoring gave."""
+    from .assets import default_predictions
+    from .core.scoring_pool import ScoringPool
+    from .core.session import Session
+    paths = [str(p) for p in default_predictions(release_dir)]
+    pool = ScoringPool(paths, workers=2)
+    try:
+        if not pool.start(session.release, session.profile):
+            raise SelftestFailure("the scoring workers declined this release" if pool.declined
+                                  else "no scoring worker could be started")
+        results, errors = Session(session.release).score_files(paths, pool=pool)
+        pids = sorted({p.pid for p in pool.processes})
+    finally:
+        pool.close()
+    if errors:
+        raise SelftestFailure(f"the scoring workers failed: {errors[0]}")
+    here = {r.model: r.score for r in session.results}
+    differ = [r.model for r in results if r.model not in here
+              or not np.array_equal(r.score, here[r.model], equal_nan=True)]
+    if differ or len(results) != len(here):
+        raise SelftestFailure(f"scored in worker processes, {', '.join(differ) or 'the models'} differ from "
+                              f"the scores made here")
+    if not pids or os.getpid() in pids:
+        raise SelftestFailure(f"the files were not scored in worker processes: {pids}")
+    return results, (f"{len(results)} prediction files scored in spawned worker processes (pid "
+                     f"{', '.join(map(str, pids))}), the same scores")
 
 
 def _window(release_dir: Path, session):
