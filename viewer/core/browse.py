@@ -15,7 +15,7 @@ import numpy as np
 from .answers import MISSING, OK, STATUS_TEXT, is_scored, scored_mask
 from .compare import comparison_mask, error_range_mask, wrong_mask
 from .evaluate import ModelResult
-from .release import Release, natural_key, natural_keys
+from .release import Release, natural_key
 from .settings_table import PATTERNS, pattern_mask  # noqa: F401  (PATTERNS: the browser's choices)
 
 # Parse-status filter choices: name -> what it keeps (for the selected model). Besides these
@@ -121,7 +121,7 @@ class BrowseIndex:
         """Natural-order rank of each uid (scene2 before scene10), computed on first use (0.6 s at 200,000
         questions: not made ahead, as the window would be ready that much later for a sort seldom asked for)."""
         if self._uid_rank is None:
-            keys = natural_keys(self.release.uids)
+            keys = list(map(natural_key, self.release.uids))
             self._uid_rank = _ranks(sorted(range(self.n), key=keys.__getitem__), self.n)
         return self._uid_rank
 

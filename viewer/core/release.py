@@ -251,11 +251,6 @@ def refuse_mixed(ours: Benchmark, n_ours: int, our_at: list, theirs: Benchmark, 
                     "benchmark's questions as a release of its own")
 
 
-def natural_key(s: str):
-    """Sort key putting scene2 before scene10; numbers and words never compared with each other."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t]
-
-
 _DIGITS = re.compile(r"\d+")
 
 
@@ -264,11 +259,12 @@ def _number_key(m: re.Match) -> str:
     return "\x00" + chr(len(digits)) + digits
 
 
-def natural_keys(strings) -> list[str]:
-    """Plain strings that sort as `natural_key` sorts `strings` (3x faster on 200,000 uids, for `sorted`'s
-    own string comparisons): each run of digits becomes NUL, its length (leading zeros dropped) as one
-    character, and the digits, so a number sorts before any word and numbers by length, then by digits."""
-    return [_DIGITS.sub(_number_key, s) for s in strings]
+def natural_key(s: str) -> str:
+    """Sort key putting scene2 before scene10, as a plain string so that `sorted` compares in C (a list of
+    number and word tokens was 3x slower to sort 200,000 uids): each run of digits becomes NUL, its length
+    (leading zeros dropped) as one character, and the digits, so a number sorts before any word, numbers by
+    length, then by digits, and words by their letters."""
+    return _DIGITS.sub(_number_key, s)
 
 
 class MissingMedia(Sequence):
