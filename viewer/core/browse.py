@@ -96,7 +96,7 @@ class BrowseIndex:
         tasks = [c.task.lower() for c in release.benchmark.columns] + [""]
         # The uid carries the target instance id, so searching it finds targets too.
         self._haystack = [f"{u.lower()} {tasks[c]}" for u, c in zip(release.uids, self.column.tolist())]
-        self._raw_lower: dict[int, tuple] = {}     # per ModelResult: (its raw, lowered), made on first search
+        self._raw_lower: dict[int, tuple] = {}     # per ModelResult: (its raw, `_lowered`), on first search
         # Each question's error scale (its column's loosest tolerance): errors in degrees, map units and
         # relative distances rank together as shares of it.
         scales = [c.kind.error_scale or 1.0 for c in release.benchmark.columns] + [1.0]
@@ -185,14 +185,8 @@ class BrowseIndex:
         for r in results:
             kept = self._raw_lower.get(id(r))
             if kept is None or kept[0] is not r.raw:
-                # numpy's variable-width strings: short answers are stored inside the array (16 bytes each)
-                # and searched in C; a list of lowered str copies held ~14 MB a model at 200,000 answers.
-                lowered = ["" if x is None else str(x).lower() for x in r.raw]
-                kept = self._raw_lower[id(r)] = (r.raw, np.asarray(lowered, dtype=np.dtypes.StringDType()))
-            m = np.strings.find(kept[1], words[0]) >= 0
-            for w in words[1:]:
-                m &= np.strings.find(kept[1], w) >= 0
-            hit |= m
+                kept = self._raw_lower[id(r)] = (r.raw, _lowered(r.raw))
+            hit |= _all_words(kept[1], words, self.n)
         return hit
 
     # --------------------------------------------------------------- sorting
@@ -273,11 +267,31 @@ class BrowseIndex:
 
 
 def _all_words(texts: list[str], words: list[str], n: int) -> np.ndarray:
+    """Which of `texts` hold every one of `words`: the first word over all of them, each next one over those
+    still in (a second word costs what its candidates do, not another pass over 200,000 answers)."""
     # map() over str.__contains__ runs the loop in C: ~10x a generator expression.
     m = np.fromiter(map(str.__contains__, texts, repeat(words[0])), bool, n)
     for w in words[1:]:
-        m &= np.fromiter(map(str.__contains__, texts, repeat(w)), bool, n)
+        rows = np.flatnonzero(m)
+        if not len(rows):
+            break
+        m[rows] = np.fromiter(map(str.__contains__, map(texts.__getitem__, rows.tolist()), repeat(w)), bool,
+                              len(rows))
     return m
+
+
+def _lowered(raw) -> list[str]:
+    """The answers in lower case for `_all_words`; an answer already so is kept, not copied (about half of
+    them: numbers, points; a copy of every answer held ~14 MB a model at 200,000 answers)."""
+    out = []
+    for x in raw:
+        if x is None:
+            out.append("")
+        else:
+            x = str(x)
+            low = x.lower()
+            out.append(x if low == x else low)
+    return out
 
 
 def _ranks(order: list[int], n: int) -> np.ndarray:
