@@ -35,6 +35,15 @@ _SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d"}
 MAX_SCATTER_POINTS = 4000
 
 
+# What the plots draw of one model on one column (`PlotsPanel._column_stats`), from (release, result, rows,
+# column).
+_STATS = {
+    "histogram": lambda rel, r, rows, c: plots.error_histogram(r, rows),
+    "scatter": lambda rel, r, rows, c: plots.scatter(rel, r, rows, rel.benchmark.columns[c].kind_name),
+    "status": lambda rel, r, rows, c: plots.status_counts(r, rows),
+}
+
+
 TITLE_MIN = 90                # pixels: a plot title's lines are never made narrower than this
 TITLE_AXIS_ROOM = 70          # pixels of a plot's share its left axis takes, not its title
 
@@ -196,13 +205,7 @@ class PlotsPanel(QWidget):
         key = (id(r), self.column, what)
         hit = self._stats.get(key)
         if hit is None or hit[0] is not r:
-            if what == "histogram":
-                value = plots.error_histogram(r, self._rows)
-            elif what == "scatter":
-                value = plots.scatter(s.release, r, self._rows, s.release.benchmark.columns[self.column].kind_name)
-            else:
-                value = plots.status_counts(r, self._rows)
-            hit = self._stats[key] = (r, value)
+            hit = self._stats[key] = (r, _STATS[what](s.release, r, self._rows, self.column))
         return hit[1]
 
     def redraw(self) -> None:
