@@ -330,7 +330,7 @@ def _processes(session, release_dir: Path):
                               f"the scores made here")
     if not pids or os.getpid() in pids:
         raise SelftestFailure(f"the files were not scored in worker processes: {pids}")
-    return results, (f"{len(results)} prediction files scored in spawned worker processes (pid "
+    return results, (f"{len(paths)} prediction files scored in spawned worker processes (pid "
                      f"{', '.join(map(str, pids))}), the same scores")
 
 
