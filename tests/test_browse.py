@@ -1,4 +1,5 @@
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -264,3 +265,47 @@ def test_the_uid_sort_is_natural():
     order = sorted(range(len(uids)), key=[natural_key(u) for u in uids].__getitem__)
     assert [uids[i] for i in order] == ["scene2_x", "scene2_x_9", "scene2_x_09b", "scene2_x_10", "scene02_y",
                                         "scene10_x_2"]
+
+
+def test_the_first_question_is_the_browsers_first_listed_or_the_asked_one(tmp_path):
+    """`first_question` (which the job opening a release asks, to decode its images ahead) names the question
+    the browser shows first: the worst under the first model's score, the asked one when the filter lists it."""
+    from viewer.core.browse import default_sort, first_question, opening_filter
+    s = _release(tmp_path)
+    ix, uid = s.browse_index, lambda i: s.release.questions[i].uid
+    f = opening_filter(BrowseFilter(), len(s.results))
+    assert f.model == 0 and default_sort(f.model) == (("score", 0), False)
+    worst_first = ix.sort(ix.rows(f, s.results), *default_sort(0), s.results)
+    assert uid(first_question(ix, f, s.results)) == uid(int(worst_first[0]))
+    # The worst: a score of 0 without any error (the refusal, the missing answer), the first row of those.
+    assert uid(first_question(ix, f, s.results)) == "scene10_b"
+    assert first_question(ix, f, s.results, asked=s.release.index["scene2_c"]) == s.release.index["scene2_c"]
+    # A filter kept from the release before (text) leaves the asked question out: the first listed instead.
+    kept = opening_filter(replace(BrowseFilter(), text="scene10", model=None), len(s.results))
+    assert uid(first_question(ix, kept, s.results, asked=s.release.index["scene2_c"])) == "scene10_b"
+    assert first_question(ix, replace(kept, text="nothing-like-it"), s.results) is None
+    # Without models: row order.
+    bare = open_session(tmp_path)
+    g = opening_filter(BrowseFilter(), 0)
+    assert g.model is None and first_question(bare.browse_index, g, []) == 0
+
+
+def test_opening_keeps_the_users_choices_and_resets_the_releases_own(tmp_path):
+    from viewer.core.browse import opening_filter
+    before = BrowseFilter(columns=frozenset({1}), scenes=frozenset({"scene_2"}), model=3, model_b=4, status="failed",
+                          text="armchair", compare="a_wins", error_min=1.0, error_max=2.0, verdict="ok")
+    f = opening_filter(before, 1)
+    assert (f.columns, f.scenes, f.model, f.model_b, f.compare, f.error_min, f.error_max) == \
+        (None, None, 0, None, "none", None, None)
+    assert (f.status, f.text, f.verdict) == ("failed", "armchair", "ok")
+    assert opening_filter(before, 2).model_b == 1
+
+
+def test_row_order_keeps_rows_already_in_order_and_sorts_others(tmp_path):
+    s = _release(tmp_path)
+    ix = s.browse_index
+    rows = np.array([0, 2, 3])
+    assert ix.sort(rows, "row", False, s.results) is rows
+    assert ix.sort(np.array([3, 0, 2]), "row", False, s.results).tolist() == [0, 2, 3]
+    assert ix.sort(rows, "row", True, s.results).tolist() == [3, 2, 0]
+    assert s.browse_index is ix                        # made once per session

@@ -223,8 +223,8 @@ def _gallery_questions(session, args):
         return [find_question(session.release, u) for u in args.uid], None
     if args.filter is None:
         return None, None
-    from .core.browse import BrowseFilter, BrowseIndex
-    mask = BrowseIndex(session.release).mask(BrowseFilter(text=args.filter), session.results)
+    from .core.browse import BrowseFilter
+    mask = session.browse_index.mask(BrowseFilter(text=args.filter), session.results)
     if not mask.any():
         raise UserError(f"--filter {args.filter!r}: no question's uid, task or answer contains every word")
     return None, mask

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from psygnal import evented
 
-from .browse import BrowseFilter, step_failure
+from .browse import BrowseFilter, default_sort, opening_filter, step_failure  # noqa: F401 (default_sort: the state's)
 from .evaluate import ModelResult
 from .frames import FramePolicies, ModelFrames
 from .frames.sampling import parse_policy
@@ -57,13 +57,6 @@ DEFAULT_FRAME_POLICY = "uniform:8"      # the window's, when `--frames` gives no
 
 def default_frame_policies() -> FramePolicies:
     return FramePolicies(parse_policy(DEFAULT_FRAME_POLICY))
-
-
-def default_sort(model: int | None) -> tuple:
-    """The browser's sort on opening: the selected model's score, worst first (its failures are what one
-    looks for; equal scores by the larger error first, unscored questions last: `BrowseIndex.sort`); row
-    order when no model is loaded."""
-    return (("score", model), False) if model is not None else ("row", False)
 
 
 # Sessions, geometries and row arrays are compared by identity: their fields hold arrays.
@@ -137,8 +130,7 @@ class InspectorState:
                 self.events.order.blocked(), self.events.sort.blocked():
             self.models = tuple(session.models) if session is not None else ()
             self.visible_models = frozenset(range(n))
-            self.filter = replace(self.filter, columns=None, scenes=None, model=0 if n else None,
-                                  model_b=1 if n > 1 else None, compare="none", error_min=None, error_max=None)
+            self.filter = opening_filter(self.filter, n)
             self.order = _no_rows()
             self.sort = default_sort(self.filter.model)
         self._sort_follows_model = True
