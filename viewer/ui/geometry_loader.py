@@ -31,8 +31,10 @@ class GeometryLoader(QObject):
         self._scenes_read: set[str] = set()
         self._has_scenes = False
         self._scene_alone: str | None = None
+        self._linked: tuple | None = None      # (session, question) whose geometry this loader set or asked for
+        self._linking = -1                     # the job reading its scene, while it runs
         for signal in (state.events.session, state.events.question):
-            signal.connect(self._load, priority=AFTER_THE_VIEWS)
+            signal.connect(self._shown, priority=AFTER_THE_VIEWS)
 
     # ------------------------------------------------------------ release
     def _follow_session(self) -> None:
@@ -64,9 +66,19 @@ class GeometryLoader(QObject):
         return question is not None and self.has_scenes and question.scene in self._scenes_read
 
     # ------------------------------------------------------------ loading
+    def _shown(self) -> None:
+        """A question or release is shown. Opening a release sets both, the question first: its link, made
+        then, is not made again (a second link is a second geometry, and every view drew the question again)."""
+        state = self.state
+        if state.current is not None and self._linked == (state.session, state.question) \
+                and (state.geometry is not None or self.jobs.running(self._linking)):
+            return
+        self._load()
+
     def _load(self) -> None:
         state, scenes = self.state, self.state.scenes
         q = state.current
+        self._linked, self._linking = (state.session, state.question), -1
         if q is None:
             sid = self.scene_alone
             if sid is not None:
@@ -82,9 +94,9 @@ class GeometryLoader(QObject):
             # A scene already read links in microseconds.
             state.geometry = link_question(q, scenes.get(q.scene))
             return
-        self.jobs.submit(lambda: link_question(q, scenes.get(q.scene)), lane="geometry", scope="question",
-                         label="reading scene", done=lambda g: self._scene_read(q.scene, g),
-                         failed=self.failed.emit)
+        self._linking = self.jobs.submit(lambda: link_question(q, scenes.get(q.scene)), lane="geometry",
+                                         scope="question", label="reading scene",
+                                         done=lambda g: self._scene_read(q.scene, g), failed=self.failed.emit)
 
     def scene_changed(self, scene_id: str) -> None:
         """`scene_id` changed on disk (its video was reconstructed): read it again, and link the question

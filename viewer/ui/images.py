@@ -4,6 +4,7 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PyQt6.QtCore import QSize, Qt
@@ -11,10 +12,17 @@ from PyQt6.QtGui import QImage, QImageReader
 
 from ..core.audit.image_check import image_problem, over_budget
 
+if TYPE_CHECKING:
+    from ..core.view.plan import ViewPlan
+
+VIEW_MAX_SIDE = 1280       # the current view is decoded at most this many pixels across
+OPTION_MAX_SIDE = 960      # a multiple-choice option's image
 PROBLEM_KEY = "gst-viewer problem"      # QImage text: what is wrong with a file that still decoded (cut)
 # The bytes' own check (`_why`) runs here while Qt decodes the same file (which releases the GIL): a large PNG
 # is inflated by both, and the check (~40 ms for the Pos sample's 1920x1536 view) no longer follows the decode.
 _CHECKS = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gst-viewer-image-check")
+# Images decoded ahead (`ImageCache.prefetch`): the first question's, while the window builds its panels.
+_AHEAD = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gst-viewer-image-ahead")
 
 
 class ImageError(OSError):
@@ -26,10 +34,14 @@ class ImageCache:
 
     `load` is safe to call from pool threads (QImage is not tied to the GUI
     thread); large images are decoded at reduced size when a bound is given.
+    An image being decoded is decoded once: a second `load` of it waits for
+    the first (`prefetch` starts one ahead of the view that will ask for it).
     """
 
     def __init__(self, max_bytes: int = 512 * 1024**2):
         self._items: OrderedDict[tuple[str, int], QImage] = OrderedDict()
+        self._decoding: dict[tuple[str, int], concurrent.futures.Future] = {}
+        self._queued: dict[tuple[str, int], concurrent.futures.Future] = {}     # `prefetch`'s, not started
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
@@ -42,19 +54,71 @@ class ImageCache:
             return img
 
     def load(self, path: str, max_side: int = 0) -> QImage:
-        img = self.get(path, max_side)
-        if img is not None:
-            return img
-        img = read_image(path, max_side)
+        """The image, decoded now, or by the load already decoding it (ImageError, or OSError, as it raised)."""
+        key = (path, max_side)
         with self._lock:
-            key = (path, max_side)
+            img = self._items.get(key)
+            if img is not None:
+                self._items.move_to_end(key)
+                return img
+            decoding = self._decoding.get(key)
+            if decoding is None:
+                mine = self._decoding[key] = concurrent.futures.Future()
+                queued = self._queued.pop(key, None)
+                if queued is not None:
+                    queued.cancel()         # decoded here rather than after the images queued before it
+        if decoding is not None:
+            return decoding.result()
+        try:
+            img = read_image(path, max_side)
+        except BaseException as e:
+            with self._lock:
+                del self._decoding[key]
+            mine.set_exception(e)
+            raise
+        with self._lock:
+            del self._decoding[key]
             if key not in self._items:
                 self._items[key] = img
                 self._bytes += img.sizeInBytes()
             while self._bytes > self._max and len(self._items) > 1:
                 _, old = self._items.popitem(last=False)
                 self._bytes -= old.sizeInBytes()
+        mine.set_result(img)
         return img
+
+    def prefetch(self, images: list[tuple[str, int]]) -> None:
+        """Start decoding these (path, max side) on a thread of their own, without waiting; a view's `load` of
+        one then takes it when it is done. An image that cannot be read is said by that `load`, not here."""
+        for key in images:
+            with self._lock:
+                if key in self._items or key in self._decoding or key in self._queued:
+                    continue
+                try:
+                    self._queued[key] = _AHEAD.submit(self._load_ahead, key)
+                except RuntimeError:     # the interpreter is exiting
+                    return
+
+    def _load_ahead(self, key: tuple[str, int]) -> None:
+        with self._lock:
+            self._queued.pop(key, None)
+        try:
+            self.load(*key)
+        except Exception:                # the view that loads it says why (`load` raises it there again)
+            pass
+
+
+def plan_images(p: ViewPlan) -> list[tuple[str, int]]:
+    """The image files the sample view decodes for plan `p`, as (path, max side) `ImageCache` keys: its current
+    view, its option images, the map file it shows first (SampleView loads each at these sizes)."""
+    images = []
+    if p.view is not None and p.view.paths:
+        images.append((p.view.paths[0], VIEW_MAX_SIDE))
+    images += [(o.paths[0], OPTION_MAX_SIDE) for o in p.options if o.paths]
+    from ..core.view.plan import MapFile
+    if p.map is not None and isinstance(p.map.load, MapFile):
+        images.append((p.map.load.path, 0))
+    return images
 
 
 def read_image(path: str, max_side: int = 0) -> QImage:

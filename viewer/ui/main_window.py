@@ -28,8 +28,10 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-# Only what the window's frame needs is imported with this module: it paints before the panels' modules,
-# the state's and the release's are imported (`MainWindow._build`; the release is read on a job thread).
+# Only what the window's frame needs is imported with this module (and the image cache, which the job reading
+# a release fills ahead): it paints before the panels' modules, the state's and the release's are imported
+# (`MainWindow._build`; the release is read on a job thread).
+from .images import ImageCache, plan_images
 from .jobs import CANCELLED, Jobs
 from .lazy_dock import LazyDock
 
@@ -67,11 +69,29 @@ def _total_bytes(paths: list[str]) -> int:
     return total
 
 
-def open_session(path: str, predictions: list[str] = (), progress=None, **options) -> Session:
+def open_session(path: str, predictions: list[str] = (), progress=None, ahead=None, **options) -> Session:
     """`core.session.open_session`, imported on the job thread that reads the release: the window paints
-    meanwhile, and its panels are built."""
+    meanwhile, and its panels are built. On the same thread then, what showing the release would make on the
+    GUI thread: the browser's index and Table 1's rows; and `ahead(session)` starts decoding the images of the
+    question shown first."""
     from ..core.session import open_session as read
-    return read(path, predictions, progress, **options)
+    session = read(path, predictions, progress, **options)
+    _ = session.browse_index                     # made once, here
+    session.make_board_rows(session.results)
+    if ahead is not None:
+        ahead(session)
+    return session
+
+
+def first_images(session: Session, uid: str | None, f=None, verdicts=None) -> list[tuple[str, int]]:
+    """The images the window decodes to show `session`'s first question (`--uid`'s when the browser's filter
+    `f`, reset for a new release, lists it), as `ImageCache` keys; f None: the filter of a new window."""
+    from ..core.browse import BrowseFilter, first_question, opening_filter
+    from ..core.view.plan import plan
+    asked = session.release.index.get(uid) if uid is not None else None
+    f = opening_filter(f if f is not None else BrowseFilter(), len(session.results))
+    qi = first_question(session.browse_index, f, session.results, asked, verdicts)
+    return plan_images(plan(session.release, qi, None)) if qi is not None else []
 
 
 class ProblemsList(QListWidget):
@@ -108,6 +128,8 @@ class MainWindow(QMainWindow):
         # Jobs work before the panels exist: `open_release` reads the release on a job thread while they are
         # built. The state is given to the jobs with the panels (no job before them is about a question).
         self.jobs = Jobs(None, self)
+        # Made with the frame: the job reading a release starts decoding its first question's images into it.
+        self.cache = ImageCache()
         self._pending_uid: str | None = None
         self._arrivals = None              # the models of the release being opened, scored as they come
         self._opening_pool = None          # their worker processes, started while the release is read
@@ -202,7 +224,6 @@ class MainWindow(QMainWindow):
         from .compare_bar import CompareBar
         from .flags_panel import FlagsPanel
         from .geometry_loader import GeometryLoader
-        from .images import ImageCache
         from .leaderboard import LeaderboardPanel
         from .model_layers import ModelLayersPanel
         from .models_eye import ModelsEyePanel
@@ -214,7 +235,6 @@ class MainWindow(QMainWindow):
         self.jobs.state = self.state
         if self._frame_policies is not None:
             self.set_frame_policies(self._frame_policies)
-        self.cache = ImageCache()
         self.assets = SceneAssets()           # meshes and rendered maps, shared by the views and the exports
 
         # The sample view binds first: it has drawn the new release when the browser picks a question in it.
@@ -490,7 +510,10 @@ class MainWindow(QMainWindow):
             # Scored with the release, in the same job: shown once, with its models (no flash of a release
             # without them, and no second redraw of every view; ~90 ms at paper size).
             opened, arriving, pool = preds, [], None
-        self.jobs.submit(partial(open_session, benchmark=benchmark), path, opened, lane="session",
+        # The question shown first is the browser's for the filter it has now (a new window's before `_build`).
+        f, verdicts = (self.state.filter, dict(self.state.verdicts)) if self._built else (None, None)
+        ahead = (lambda s: self.cache.prefetch(first_images(s, uid, f, verdicts)))
+        self.jobs.submit(partial(open_session, ahead=ahead, benchmark=benchmark), path, opened, lane="session",
                          label="opening release", with_progress=True,
                          done=lambda s: self._session_loaded(path, s, arriving, pool),
                          failed=lambda msg: self._load_failed(path, msg))

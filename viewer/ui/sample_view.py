@@ -25,7 +25,7 @@ from .answer_charts import DirectionDial, DistanceBars
 from .choice_gallery import ChoiceGallery
 from .geometry_loader import AFTER_THE_VIEWS, GeometryLoader
 from .image_pane import ImagePane
-from .images import ImageCache, image_text, qimage_to_array
+from .images import OPTION_MAX_SIDE, VIEW_MAX_SIDE, ImageCache, image_text, qimage_to_array
 from .jobs import Jobs
 from .map_panel import MapPanel
 from .option_texts import OptionTexts
@@ -34,9 +34,7 @@ from .question_texts import AnswersTable, PromptView, SampleHeader
 from .video_player import VideoPlayer
 from .view3d import View3DPanel
 
-VIEW_MAX_SIDE = 1280
 AFTER_THE_LINK = AFTER_THE_VIEWS - 1      # psygnal priority: after the geometry loader links the question
-OPTION_MAX_SIDE = 960
 
 # The charts beside the map, by the name an answer kind gives (`AnswerKind.chart`): a widget class with
 # `set_answer(truth, answers, names, frame, *, scale=, options=)`. A new chart is one entry.
@@ -385,6 +383,12 @@ class SampleView(QWidget):
             while len(self._map_arrays) > 12:
                 self._map_arrays.popitem(last=False)
             done(arr)
+        decoded = self.cache.get(path)
+        if decoded is not None:
+            # Decoded already (ahead, for the first question; or its array was dropped here): its array is
+            # copied in a millisecond and drawn now, not after a job's round trip.
+            loaded(qimage_to_array(decoded))
+            return
         self.jobs.submit(lambda p: qimage_to_array(self.cache.load(p)), path, lane="map", scope="question",
                          label="loading map", done=loaded, failed=self._map_failed)
 
@@ -392,6 +396,7 @@ class SampleView(QWidget):
         self.map_panel.show_message(f"The map cannot be shown: {message}")
 
     def _draw_map(self, p: ViewPlan, m: MapPlan, image, rendered=None) -> None:
+        self.jobs.cancel_lane("map")        # a map still loading for this question must not be drawn over this one
         h, w = image.shape[:2]
         overlay = p.map_overlay(m, self.state.shown_results(), w, h, rendered)
         self.map_panel.show_map(image, overlay, self.names)
