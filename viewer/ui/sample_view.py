@@ -58,6 +58,11 @@ class _Charts(dict):
         return self[name] if name in CHARTS else default
 
 
+def _array_and_problem(image) -> tuple[np.ndarray, str]:
+    """A decoded map's pixels, and what is wrong with its file if it decoded although not whole ('')."""
+    return qimage_to_array(image), image_text(image)
+
+
 def _sentence(problem: str) -> str:
     return problem[:1].upper() + problem[1:]
 
@@ -378,7 +383,10 @@ class SampleView(QWidget):
             done(hit)
             return
 
-        def loaded(arr) -> None:
+        def loaded(array_and_problem) -> None:
+            arr, broken = array_and_problem
+            if broken:                            # decoded, but not whole: drawn, and said
+                self._say(path, broken)
             self._map_arrays[path] = arr
             while len(self._map_arrays) > 12:
                 self._map_arrays.popitem(last=False)
@@ -387,9 +395,9 @@ class SampleView(QWidget):
         if decoded is not None:
             # Decoded already (ahead, for the first question; or its array was dropped here): its array is
             # copied in a millisecond and drawn now, not after a job's round trip.
-            loaded(qimage_to_array(decoded))
+            loaded(_array_and_problem(decoded))
             return
-        self.jobs.submit(lambda p: qimage_to_array(self.cache.load(p)), path, lane="map", scope="question",
+        self.jobs.submit(lambda p: _array_and_problem(self.cache.load(p)), path, lane="map", scope="question",
                          label="loading map", done=loaded, failed=self._map_failed)
 
     def _map_failed(self, message: str) -> None:
@@ -418,27 +426,28 @@ class SampleView(QWidget):
     def _view_loaded(self, image) -> None:
         self.view_pane.set_image(image)
 
-    def _load_image(self, path: str, max_side: int, lane: str, done) -> None:
-        hit = self.cache.get(path, max_side)
-        if hit is not None:
-            done(hit)
-            return
-        pane_message = self.view_pane.set_message if lane == "view" else (lambda m: None)
+    def _say(self, path: str, msg: str) -> None:
+        """An image's problem in the Problems list, once per release however often its sample is shown."""
+        text = msg if path in msg else f"{path}: {msg}"
+        if text not in self._said:
+            self._said.add(text)
+            self.problem.emit("error", text)
 
-        def say(msg: str) -> None:
-            text = msg if path in msg else f"{path}: {msg}"
-            if text not in self._said:            # listed once, however often the sample is shown
-                self._said.add(text)
-                self.problem.emit("error", text)
+    def _load_image(self, path: str, max_side: int, lane: str, done) -> None:
+        pane_message = self.view_pane.set_message if lane == "view" else (lambda m: None)
 
         def loaded(image) -> None:
             broken = image_text(image)
-            if broken:                            # decoded, but not whole: shown, and said
-                say(broken)
+            if broken:                            # decoded, but not whole: shown, and said (decoded ahead too)
+                self._say(path, broken)
             done(image)
+        hit = self.cache.get(path, max_side)
+        if hit is not None:
+            loaded(hit)
+            return
 
         def failed(msg: str) -> None:
-            say(msg)
+            self._say(path, msg)
             if lane.startswith("option"):
                 self.gallery.set_image(int(lane[6:]), None, f"Cannot show this image:\n{msg}")
             else:
