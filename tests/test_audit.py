@@ -257,3 +257,22 @@ def test_unreadable_mesh_falls_back_to_boxes_and_says_so(tmp_path):
     report = audit(root)
     assert any("scene.glb" in p and "using instance boxes instead" in p for p in report.problems)
     assert report.findings == [] and report.summary()["target_visible_in_query_view"]["checked"] == 4
+
+
+def test_an_image_is_checked_as_its_bytes_say_whatever_its_name(real_samples, tmp_path):
+    """The published Pos map is a whole JPEG named .png: not missing media. A cut one under that name is, as
+    bytes of no image under an image's name are."""
+    from viewer.core.audit.checks.missing_media import media_problem
+    from viewer.core.audit.image_check import image_problem
+    jpeg_as_png = real_samples / "06_Self_Localization_Global_Position" / "image_02_topdown_2.png"
+    assert jpeg_as_png.read_bytes()[:3] == b"\xff\xd8\xff"
+    assert media_problem(str(jpeg_as_png)) is None and image_problem(str(jpeg_as_png)) is None
+    report = audit(real_samples, checks=["missing_media"])
+    media = [m for f in report.findings for m in f.details["media"]]
+    assert media and not [m for m in media if m["kind"] == "image"], media     # the five missing videos only
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(jpeg_as_png.read_bytes()[:3000])
+    assert "truncated" in media_problem(str(cut)) and image_problem(str(cut)) == media_problem(str(cut))
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"GIF89a not a png")
+    assert media_problem(str(junk)) == "not a PNG file" and image_problem(str(junk)) == "not a PNG file"

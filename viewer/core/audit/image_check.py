@@ -166,12 +166,26 @@ def _tables_problem(body: bytes) -> str | None:
 
 
 IMAGE_CHECKS = {".png": png_problem, ".jpg": jpeg_problem, ".jpeg": jpeg_problem}
+# A file whose bytes are a PNG's or a JPEG's is checked as what it is, whatever its name says: readers decode
+# by content, and the paper's own Pos sample has a whole JPEG named image_02_topdown_2.png.
+_BY_MAGIC = ((_PNG_MAGIC, png_problem), (b"\xff\xd8\xff", jpeg_problem))
+
+
+def check_for(head: bytes, path: str):
+    """The structural check for the file at `path` starting with `head`: by its bytes when they are a PNG's or
+    a JPEG's, else by its extension (whose check then says the bytes are not what the name says); None for a
+    file that is neither by its bytes nor by its name."""
+    for magic, check in _BY_MAGIC:
+        if head.startswith(magic):
+            return check
+    return IMAGE_CHECKS.get(os.path.splitext(path)[1].lower())
 
 
 def image_problem(path: str) -> str | None:
-    """Why the PNG or JPEG at `path` is not whole (by its extension; other files: None)."""
-    check = IMAGE_CHECKS.get(os.path.splitext(path)[1].lower())
-    if check is None:
-        return None
+    """Why the PNG or JPEG at `path` is not whole (checked as its bytes say it is; other files: None)."""
     with open(path, "rb") as f:
+        check = check_for(f.read(8), path)
+        if check is None:
+            return None
+        f.seek(0)
         return check(f)

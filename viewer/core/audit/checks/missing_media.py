@@ -7,7 +7,7 @@ import os
 
 from ...media import LFS_PROBLEM, is_lfs_pointer
 from ..auditors import ReleaseAuditor
-from ..image_check import IMAGE_CHECKS
+from ..image_check import IMAGE_CHECKS, check_for
 from ..registry import Check
 from ..types import ALL_COLUMNS, Finding
 
@@ -36,12 +36,13 @@ def media_problem(path: str, videos=None) -> str | None:
     ext = os.path.splitext(path)[1].lower()
     if ext in (".mp4", ".mov", ".m4v") and head[4:8] != b"ftyp":
         return f"not an {ext[1:].upper()} file"
+    check = check_for(head, path)
     sigs = _SIGNATURES.get(ext)
-    if sigs and not head.startswith(sigs):
+    if sigs and not head.startswith(sigs) and check is IMAGE_CHECKS.get(ext):
+        # Not what its name says, nor a PNG or JPEG under another name (which is checked as what it is).
         return f"not a {ext[1:].upper()} file"
     if ext in VIDEO_SUFFIXES:
         return videos(path) if videos is not None else None
-    check = IMAGE_CHECKS.get(ext)
     if check is None:
         return None
     try:
