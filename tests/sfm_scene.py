@@ -91,11 +91,10 @@ def write_mp4(path, frames: list[np.ndarray], fps: int = 10) -> None:
         s = c.add_stream("libx264", rate=fps)
         s.width, s.height, s.pix_fmt = w, h, "yuv420p"
         # Lossless (qp 0): the decoded frames are the rendered ones (but for yuv420p's shared colour), the same
-        # at every run. At crf 12 x264 gave
-        # each run slightly different frames (even on one thread), and the demo walk's reconstruction fell into
-        # a good or a bad solution by run (tests/test_sfm_demo_walk.py failed 8 runs in 8 one afternoon after
-        # passing that morning): a flaky test. What compression does to a reconstruction is measured on the
-        # whole textured demo by benchmarks/bench_reconstruct_video.py --demo.
+        # at every run. At crf 12 x264 gave each run slightly different frames (even on one thread), and the
+        # demo walk's reconstruction fell into a good or a bad solution by run (tests/test_sfm_demo_walk.py
+        # failed 8 runs in 8 one afternoon after passing that morning): a flaky test. What compression does to
+        # a reconstruction is measured on the whole textured demo by benchmarks/bench_reconstruct_video.py --demo.
         s.options = {"qp": "0", "g": "10"}
         for img in frames:
             for packet in s.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
