@@ -7,8 +7,10 @@ Prints medians, each next to a floor measured in the same run:
     media: bench_score's generator); the next sample on the demo (warm, every question, until all views are
     painted) and switching the browser's selected model through 22 models, each against one full repaint of
     the same window;
-  * large (only when named, or `--large`): 200,000 questions x 22 models, the window ready (first sample
-    shown), its peak RSS, switching the selected model;
+  * large (only when named, or `--large`): 200,000 questions x 22 models: the release shown, every model in,
+    the window settled, its peak RSS (alone, and with its worker processes), switching the selected model;
+    then what a user does next: the plots raised, 40 questions stepped through with them shown, a sort by
+    uid, two text searches over every model's answers and the search cleared, the peak RSS after;
   * 3d: the 3D view redrawing a 1M-triangle scene while orbiting (the coarse copy drawn during interaction)
     and at rest, vs. an empty 3D view;
   * browser: scrolling the browser a page at a time over 200,000 questions vs. 2,000.
@@ -64,7 +66,7 @@ f = Paint(); w.installEventFilter(f); w.show(); app.exec()
 
 # argv: mode release settings.ini uid|- prediction...; modes: start (paint and first sample times), next (every
 # question stepped through twice, warm the second time), model (the selected model switched through all of them),
-# large (start, and the peak memory).
+# large (start, the peak memory, a model switch, then what a user does next: `after_ready`).
 _CHILD_WINDOW = r"""
 import json, statistics, sys, time
 from dataclasses import replace
@@ -202,7 +204,23 @@ def measure():
                  for k in shown * 2]
         out["model_ms"], out["models"] = statistics.median(times[len(shown):]), m
         out["repaint_ms"] = repaint_ms()
+    if mode == "large":
+        after_ready(out)
     print(json.dumps(out), flush=True)
+
+def after_ready(out):
+    # What a user does next: the plots raised, questions stepped through with them shown (a change of column
+    # redraws them), the browser sorted by uid, two text searches over every model's answers and the search
+    # cleared; then the process's peak RSS.
+    st = w.state
+    pump()                                       # the sorts made ahead (a job) are in
+    out["plots_raise_ms"] = timed(w.plots_dock.raise_)
+    steps = [timed(lambda: st.step(+1)) for _ in range(40)]
+    out["step_plots_ms"], out["step_plots_max_ms"] = statistics.median(steps), max(steps)
+    out["sort_uid_ms"] = timed(lambda: setattr(st, "sort", ("uid", False)))
+    out["search_ms"] = [timed(lambda t=t: setattr(st, "filter", replace(st.filter, text=t)))
+                        for t in ("sofa", "cannot determine", "")]
+    out["peak_after_mb"] = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
 
 def settled():
     if w.session is not None and w.jobs.pending == 0 and "sample" not in marks:
@@ -410,6 +428,12 @@ def large_measures(before: Path | None, runs: int, data: Path | None = None) -> 
               f"{rs[0]['models']} models {med(rs, 'model_ms'):7.1f} ms")
         print(f"  {side:<6} per run, every model in: " + ", ".join(f"{r.get('all_models', float('nan')):.2f} s"
                                                                 for r in rs) + f"; load {os.getloadavg()[0]:.2f}")
+        if all("search_ms" in r for r in rs):
+            print(f"  {side:<6} then: plots raised {med(rs, 'plots_raise_ms'):6.0f} ms; a question with the plots "
+                  f"shown {med(rs, 'step_plots_ms'):6.1f} ms (slowest {med(rs, 'step_plots_max_ms'):.0f}); sort by "
+                  f"uid {med(rs, 'sort_uid_ms'):6.0f} ms; searches {med(rs, 'search_ms', 0):6.0f} / "
+                  f"{med(rs, 'search_ms', 1):6.0f} / {med(rs, 'search_ms', 2):6.0f} ms (first, two words, "
+                  f"cleared); peak RSS after {med(rs, 'peak_after_mb'):6.0f} MB")
 
 
 # ------------------------------------------------------------------ 3D view
