@@ -309,3 +309,24 @@ def test_row_order_keeps_rows_already_in_order_and_sorts_others(tmp_path):
     assert ix.sort(np.array([3, 0, 2]), "row", False, s.results).tolist() == [0, 2, 3]
     assert ix.sort(rows, "row", True, s.results).tolist() == [3, 2, 0]
     assert s.browse_index is ix                        # made once per session
+
+
+_TEXT = st.one_of(st.none(), st.integers(-5, 5), st.text(alphabet="abcAB İı\x00ßΣσ-é1 ", max_size=12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(_TEXT, max_size=40),
+       words=st.lists(st.text(alphabet="abi̇ıßσ-é1\x00", min_size=1, max_size=3), min_size=1, max_size=3))
+def test_the_text_search_finds_what_each_answer_holds_in_lower_case(texts, words):
+    """The answers' search (`_lowered`, `_all_words`) keeps the rows whose answer, in lower case, holds every
+    word, whatever the answers are (no answer, numbers, letters that lower into two), the first word over all
+    of them and the next ones over the candidates only, in a few answers or in most."""
+    from viewer.core.browse import _all_words, _lowered
+
+    def holds(t):
+        t = "" if t is None else str(t).lower()
+        return all(w in t for w in words)
+    want = [holds(t) for t in texts]
+    assert _all_words(_lowered(texts), words, len(texts)).tolist() == want
+    many = texts * 9
+    assert _all_words(_lowered(many), words, len(many)).tolist() == want * 9
