@@ -226,8 +226,7 @@ def test_kept_orders_give_what_sorting_the_rows_gives(tmp_path):
 def test_orders_kept_ahead_are_the_sorts(tmp_path):
     """keep_orders (a job's work once a large release's models are in) keeps one order per model beyond
     ORDERS_KEPT, each what sorting gives; sorting then reads them."""
-    from viewer.core.browse import ORDERS_KEPT
-    from viewer.core.state import default_sort
+    from viewer.core.browse import ORDERS_KEPT, default_sort
     s = _release(tmp_path)
     results = s.results * (ORDERS_KEPT + 3)                        # more models than the orders usually kept
     ix = BrowseIndex(s.release)

@@ -13,7 +13,7 @@ and asserts on fields. Setting a field to an equal value emits nothing.
   visible_models          the models the map, 3D view, charts and exports draw
   filter, order           the browser's filters, and the questions they leave in display order
   sort                    the browser's sort: (key, descending), key as `BrowseIndex.sort` takes it; on
-                          opening the selected model's score, worst first (`default_sort`), which follows
+                          opening the selected model's score, worst first (`browse.default_sort`), which follows
                           the model chosen until another sort is chosen
   verdicts                the reviewers' verdicts by uid, for the verdict filter
   frame                   the video frame shown, which the map and 3D view follow
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from psygnal import evented
 
-from .browse import BrowseFilter, default_sort, opening_filter, step_failure  # noqa: F401 (default_sort: the state's)
+from .browse import BrowseFilter, default_sort, opening_filter, step_failure
 from .evaluate import ModelResult
 from .frames import FramePolicies, ModelFrames
 from .frames.sampling import parse_policy

@@ -587,7 +587,7 @@ class MainWindow(QMainWindow):
         index = self.browser.index
         if index is not None and len(session.results) > 1 and index.n >= PRESORT_QUESTIONS:
             # Each model's default sort made ahead, off the GUI thread: choosing a model then sorts nothing.
-            from ..core.state import default_sort
+            from ..core.browse import default_sort
             self.jobs.submit(index.keep_orders, [default_sort(m) for m in range(len(session.results))],
                              list(session.results), scope="session", label="sorting by each model")
         unknown = self.state.frame_policies.unknown_models(session.models, [r.model_id for r in session.results])
