@@ -131,7 +131,7 @@ def test_an_image_the_view_asks_for_before_its_turn_ahead_is_decoded_once(qtbot,
     assert named_ahead == wanted and len(wanted) == 2
     assert sorted((p, s) for p, s, _ in decoded) == sorted(wanted)
     sv = win.sample_view
-    assert sv.view_pane.image is not None and sv.view_pane.image.width() == 1280
+    assert sv.view_pane.image is not None and sv.view_pane.image.width() == 1280 and sv.view_pane.damage == ""
     assert sv.map_panel.view.image_item.image.shape[:2] == (512, 640)
 
 
@@ -187,6 +187,8 @@ def test_a_cut_image_of_the_first_question_decoded_ahead_is_still_said_once(qtbo
         return [t for t in (win.problems.item(k).text() for k in range(win.problems.count())) if name in t]
     qtbot.waitUntil(lambda: len(said()) == 1, timeout=30000)
     assert "cut" in said()[0] or "truncated" in said()[0], said()
+    if name.endswith(".jpg"):                    # the view pane says it across the picture's foot too
+        assert "truncated" in win.sample_view.view_pane.damage
     state.step(-1)
     qtbot.wait(1)
     state.step(+1)

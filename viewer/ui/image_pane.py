@@ -5,6 +5,8 @@ from PyQt6.QtCore import QRectF, QSize, Qt
 from PyQt6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import QSizePolicy, QWidget
 
+from .images import image_text
+
 DIRECT_DOWNSCALE = 2.5       # the strongest downscale drawn with bilinear filtering (see _draws_directly)
 _PAINTED_AS_IS = (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)   # the screen's formats
 
@@ -15,7 +17,9 @@ class ImagePane(QWidget):
     Without an image it shows `message` (e.g. "video3.mp4: file not found")
     so a missing file is explained where the picture would be. An optional
     rectangle in image pixels (the target's box on a video frame) is drawn
-    on top; a caption is drawn in the top-left corner.
+    on top; a caption is drawn in the top-left corner. An image decoded from
+    a file that is not whole (`images.image_text`: a JPEG cut in its scan)
+    says so across its foot, where its missing part is drawn grey.
     """
 
     def __init__(self, message: str = "", parent: QWidget | None = None):
@@ -23,6 +27,7 @@ class ImagePane(QWidget):
         self._image: QImage | None = None
         self._message = message
         self._caption = ""
+        self._damage = ""
         self._box: tuple[float, float, float, float] | None = None
         self._frame_color: QColor | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -48,8 +53,14 @@ class ImagePane(QWidget):
             # Once here, not at every paint: drawn from RGB888 (decoded video frames) Qt converts each time.
             alpha = self._image.hasAlphaChannel()
             self._image = self._image.convertToFormat(_PAINTED_AS_IS[1] if alpha else _PAINTED_AS_IS[0])
+        self._damage = image_text(self._image) if self._image is not None else ""
         self._message = message
         self.update()
+
+    @property
+    def damage(self) -> str:
+        """What is wrong with the file of the image shown ('' when whole or none)."""
+        return self._damage
 
     def set_message(self, message: str) -> None:
         self.set_image(None, message)
@@ -114,6 +125,14 @@ class ImagePane(QWidget):
             p.setPen(QColor(200, 200, 200))
             p.drawText(self.rect().adjusted(12, 12, -12, -12),
                        Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message)
+        if self._damage and self._image is not None:
+            r = self.image_rect()
+            strip = QRectF(r.left(), r.bottom() - p.fontMetrics().height() - 8, r.width(), p.fontMetrics().height() + 8)
+            p.fillRect(strip, QColor(120, 20, 20, 210))
+            p.setPen(QColor(255, 255, 255))
+            p.drawText(strip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                       p.fontMetrics().elidedText(f"⚠ {self._damage}", Qt.TextElideMode.ElideRight,
+                                                  int(strip.width()) - 12))
         if self._frame_color is not None:
             p.setPen(QPen(self._frame_color, 5))
             p.drawRect(self.rect().adjusted(2, 2, -3, -3))
