@@ -189,11 +189,15 @@ def test_a_cut_image_of_the_first_question_decoded_ahead_is_still_said_once(qtbo
     assert "cut" in said()[0] or "truncated" in said()[0], said()
     if name.endswith(".jpg"):                    # the view pane says it across the picture's foot too
         assert "truncated" in win.sample_view.view_pane.damage
+    else:                                        # the map's note says it beside the map box
+        assert "map file truncated" in win.sample_view.map_panel.note.text()
     state.step(-1)
     qtbot.wait(1)
     state.step(+1)
     qtbot.wait(50)
     assert state.uid == uid and len(said()) == 1
+    if not name.endswith(".jpg"):                # shown again from the kept map: said on the map again
+        assert "map file truncated" in win.sample_view.map_panel.note.text()
 
 
 def test_the_published_map_a_whole_jpeg_named_png_is_not_said_to_be_broken(qtbot, make_inspector):

@@ -81,7 +81,7 @@ class SampleView(QWidget):
         self.geometry_loader = geometry
         # Decoded maps, shared by every question of a scene (keep a few); reset when another release opens.
         self._session = None
-        self._map_arrays: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._map_arrays: OrderedDict[str, tuple[np.ndarray, str]] = OrderedDict()   # path: (pixels, damage)
         self._plan_key: tuple | None = None
         self._plan: ViewPlan | None = None
         self._view_path: str | None = None        # the current-view file shown or loading
@@ -377,20 +377,25 @@ class SampleView(QWidget):
             self._show_map(self.view_plan())
 
     def _load_array(self, path: str, done) -> None:
+        def draw(kept: tuple[np.ndarray, str]) -> None:
+            arr, broken = kept
+            done(arr)
+            if broken:                            # decoded, but not whole: drawn, and said on the map too
+                note = self.map_panel.note.text()
+                self.map_panel.set_note(f"{note}; map file {broken}" if note else f"map file {broken}")
         hit = self._map_arrays.get(path)
         if hit is not None:
             self._map_arrays.move_to_end(path)
-            done(hit)
+            draw(hit)
             return
 
-        def loaded(array_and_problem) -> None:
-            arr, broken = array_and_problem
-            if broken:                            # decoded, but not whole: drawn, and said
-                self._say(path, broken)
-            self._map_arrays[path] = arr
+        def loaded(kept: tuple[np.ndarray, str]) -> None:
+            if kept[1]:
+                self._say(path, kept[1])          # in Problems, once per release
+            self._map_arrays[path] = kept
             while len(self._map_arrays) > 12:
                 self._map_arrays.popitem(last=False)
-            done(arr)
+            draw(kept)
         decoded = self.cache.get(path)
         if decoded is not None:
             # Decoded already (ahead, for the first question; or its array was dropped here): its array is
